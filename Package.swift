@@ -1,0 +1,168 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let strictSwift6: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "propd",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "PropdCore", targets: ["PropdCore"]),
+        .library(name: "PropdBindings", targets: ["PropdBindings"]),
+        .library(name: "PropdStore", targets: ["PropdStore"]),
+        .library(name: "PropdClient", targets: ["PropdClient"]),
+        .executable(name: "propd", targets: ["propd"]),
+        .executable(name: "propctl", targets: ["propctl"]),
+        .executable(name: "propd-bench", targets: ["propd-bench"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
+    ],
+    targets: [
+        // The JSON value type and its byte-level codec: shared by the values
+        // (PropdCore) and the wire messages (PropdVarlink), which must not
+        // depend on each other.
+        .target(name: "PropdJSON", swiftSettings: strictSwift6),
+        // Values, keys, patterns, revisions, events. No I/O.
+        .target(name: "PropdCore", dependencies: ["PropdJSON"], swiftSettings: strictSwift6),
+        // The binding language and the glitch-free dataflow graph. Pure.
+        .target(name: "PropdBindings", dependencies: ["PropdCore"], swiftSettings: strictSwift6),
+        // SQLite: migrations from schema/, properties, history, bindings, group commit.
+        .target(
+            name: "PropdStore",
+            dependencies: ["PropdCore", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: strictSwift6
+        ),
+        // The single writer: requests -> bindings -> one revision each -> events.
+        .target(
+            name: "PropdService",
+            dependencies: [
+                "PropdCore", "PropdBindings", "PropdStore",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSwift6
+        ),
+        // The wire: NUL framing and org.varlink.service. Nothing propd-specific.
+        .target(
+            name: "PropdVarlink",
+            dependencies: [
+                "PropdJSON",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSwift6
+        ),
+        // io.propd handlers, access checks and the listener.
+        .target(
+            name: "PropdServer",
+            dependencies: [
+                "PropdCore", "PropdService", "PropdVarlink",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strictSwift6
+        ),
+        // Async client: Varlink + Core only (propctl never links SQLite or the engine).
+        .target(
+            name: "PropdClient",
+            dependencies: [
+                "PropdCore", "PropdVarlink",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: strictSwift6
+        ),
+        .executableTarget(
+            name: "propd",
+            dependencies: [
+                "PropdServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strictSwift6
+        ),
+        .executableTarget(
+            name: "propctl",
+            dependencies: [
+                "PropdClient",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strictSwift6
+        ),
+        .executableTarget(
+            name: "propd-bench",
+            dependencies: [
+                "PropdClient",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+            ],
+            swiftSettings: strictSwift6
+        ),
+
+        // A child process for the store's crash test: writes in a loop and
+        // reports each acknowledged revision on stdout until it is killed.
+        .executableTarget(
+            name: "propd-store-crasher",
+            dependencies: ["PropdStore"],
+            path: "Tests/Support/propd-store-crasher",
+            swiftSettings: strictSwift6
+        ),
+
+        .testTarget(
+            name: "PropdCoreTests",
+            dependencies: ["PropdCore", .product(name: "PropertyBased", package: "swift-property-based")],
+            swiftSettings: strictSwift6
+        ),
+        .testTarget(
+            name: "PropdStoreTests",
+            dependencies: [
+                "PropdStore", "PropdCore",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ],
+            swiftSettings: strictSwift6
+        ),
+        .testTarget(
+            name: "PropdBindingsTests",
+            dependencies: ["PropdBindings", "PropdCore", .product(name: "PropertyBased", package: "swift-property-based")],
+            swiftSettings: strictSwift6
+        ),
+        .testTarget(
+            name: "PropdVarlinkTests",
+            dependencies: [
+                "PropdVarlink",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+            ],
+            swiftSettings: strictSwift6
+        ),
+        .testTarget(
+            name: "PropdServiceTests",
+            dependencies: [
+                "PropdService", "PropdStore", "PropdBindings", "PropdCore",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ],
+            swiftSettings: strictSwift6
+        ),
+        .testTarget(
+            name: "IntegrationTests",
+            dependencies: ["PropdClient", "PropdCore", "PropdVarlink"],
+            swiftSettings: strictSwift6
+        ),
+    ]
+)
