@@ -160,6 +160,11 @@ let package = Package(
             swiftSettings: strictSwift6
         ),
         .testTarget(
+            name: "PropdServerTests",
+            dependencies: ["PropdServer", "PropdCore"],
+            swiftSettings: strictSwift6
+        ),
+        .testTarget(
             name: "IntegrationTests",
             dependencies: ["PropdClient", "PropdCore", "PropdVarlink"],
             swiftSettings: strictSwift6

@@ -1,0 +1,35 @@
+import PropdServer
+import Testing
+
+@Suite struct DefaultPathsTests {
+    @Test func userGetsXDGLocations() {
+        let paths = DefaultPaths(
+            environment: ["HOME": "/home/ada", "XDG_RUNTIME_DIR": "/run/user/1000", "XDG_STATE_HOME": "/home/ada/st",
+                          "XDG_CONFIG_HOME": "/home/ada/cfg"],
+            uid: 1000)
+        #expect(paths.socket == "/run/user/1000/propd/propd.sock")
+        #expect(paths.database == "/home/ada/st/propd/propd.db")
+        #expect(paths.bindings == "/home/ada/cfg/propd/bindings.d")
+        #expect(paths.config == nil)
+    }
+
+    @Test func userWithoutXDGFallsBackAsTheContractSays() {
+        let paths = DefaultPaths(environment: ["HOME": "/home/ada"], uid: 1000)
+        #expect(paths.socket == "/tmp/propd-1000/propd.sock")
+        #expect(paths.database == "/home/ada/.local/state/propd/propd.db")
+        #expect(paths.bindings == "/home/ada/.config/propd/bindings.d")
+    }
+
+    @Test func relativeXDGValuesAreIgnored() {
+        let paths = DefaultPaths(environment: ["HOME": "/h", "XDG_STATE_HOME": "rel", "XDG_RUNTIME_DIR": "x"], uid: 7)
+        #expect(paths.database == "/h/.local/state/propd/propd.db")
+        #expect(paths.socket == "/tmp/propd-7/propd.sock")
+    }
+
+    @Test func rootGetsSystemPathsAndPROPDSOCKETWins() {
+        #expect(DefaultPaths(environment: [:], uid: 0) == .system)
+        let paths = DefaultPaths(environment: ["PROPD_SOCKET": "/tmp/x.sock"], uid: 0)
+        #expect(paths.socket == "/tmp/x.sock")
+        #expect(paths.database == "/var/lib/propd/propd.db")
+    }
+}
