@@ -105,6 +105,7 @@ public final class PropertyStore: Sendable {
     /// ```
     /// > Important: the body runs on the writer; keep it short and never block in it.
     /// > Cancelling the calling task does not withdraw a queued request.
+    @discardableResult
     public func write<T: Sendable>(
         _ body: @escaping @Sendable (inout WriteTransaction) throws -> T
     ) async throws -> Committed<T> {

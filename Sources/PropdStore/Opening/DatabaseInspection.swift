@@ -1,8 +1,11 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 
-/// What is at a database path before propd writes anything there: checked
-/// read-only, so that a foreign, damaged or newer file is refused untouched.
+/// What is at a database path before propd writes anything there. Checked
+/// through a read-only SQLite connection that creates no file either (no
+/// `-wal`, no `-shm`), so that a foreign, damaged or newer file is refused
+/// exactly as it was.
 enum DatabaseInspection {
     static let sqliteHeader = Array("SQLite format 3\u{0}".utf8)
 
@@ -20,19 +23,9 @@ enum DatabaseInspection {
         if header.isEmpty { return }
         guard Array(header) == sqliteHeader else { throw .notADatabase(path: path) }
 
-        var configuration = Configuration()
-        configuration.readonly = true
         let applied: [String]
         do {
-            let queue = try DatabaseQueue(path: path, configuration: configuration)
-            defer { try? queue.close() }
-            applied = try queue.read { db -> [String] in
-                let tables = try String.fetchAll(
-                    db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
-                if tables.isEmpty { return [] }
-                guard tables.contains("grdb_migrations") else { throw StoreError.notAPropdDatabase(path: path) }
-                return try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations")
-            }
+            applied = try appliedMigrations(path: path)
         } catch let error as StoreError {
             throw error
         } catch {
@@ -43,5 +36,46 @@ enum DatabaseInspection {
         if !unknown.isEmpty {
             throw .newerSchema(path: path, unknownMigrations: unknown, knownMigrations: known)
         }
+    }
+
+    /// The migrations recorded in the file; `[]` for a database without tables.
+    private static func appliedMigrations(path: String) throws -> [String] {
+        // Without a WAL there is nothing but the main file to read, and
+        // `immutable` reads it without creating `-shm`. With a WAL (another
+        // process has it open, or it crashed), a plain read-only open uses it.
+        let hasWAL = FileManager.default.fileExists(atPath: path + "-wal")
+        let encoded = path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? path
+        let uri = "file:\(encoded)?\(hasWAL ? "mode=ro" : "immutable=1")"
+        var connection: OpaquePointer?
+        defer { sqlite3_close_v2(connection) }
+        let code = sqlite3_open_v2(uri, &connection, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nil)
+        guard code == SQLITE_OK, let connection else { throw failure(connection, code) }
+
+        let tables = try strings(
+            connection, "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+        if tables.isEmpty { return [] }
+        guard tables.contains("grdb_migrations") else { throw StoreError.notAPropdDatabase(path: path) }
+        return try strings(connection, "SELECT identifier FROM grdb_migrations")
+    }
+
+    private static func strings(_ connection: OpaquePointer, _ sql: String) throws -> [String] {
+        var statement: OpaquePointer?
+        defer { sqlite3_finalize(statement) }
+        var code = sqlite3_prepare_v2(connection, sql, -1, &statement, nil)
+        guard code == SQLITE_OK, let statement else { throw failure(connection, code) }
+        var result: [String] = []
+        while true {
+            code = sqlite3_step(statement)
+            if code == SQLITE_DONE { return result }
+            guard code == SQLITE_ROW else { throw failure(connection, code) }
+            if let text = sqlite3_column_text(statement, 0) {
+                result.append(String(cString: text))
+            }
+        }
+    }
+
+    private static func failure(_ connection: OpaquePointer?, _ code: Int32) -> DatabaseError {
+        let message = connection.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) }
+        return DatabaseError(resultCode: ResultCode(rawValue: code), message: message)
     }
 }

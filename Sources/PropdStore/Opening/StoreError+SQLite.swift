@@ -14,9 +14,9 @@ extension StoreError {
         case .SQLITE_CORRUPT: self = .corrupt(path: path, message: message)
         case .SQLITE_READONLY, .SQLITE_PERM: self = .readOnly(path: path, message: message)
         case .SQLITE_CANTOPEN:
-            self = Self.isWritable(path: path)
-                ? .cannotOpen(path: path, message: message)
-                : .readOnly(path: path, message: message)
+            self = Self.isReadOnly(path: path)
+                ? .readOnly(path: path, message: message)
+                : .cannotOpen(path: path, message: message)
         case .SQLITE_FULL: self = .diskFull(message: message)
         default: self = .storage(code: dbError.resultCode.rawValue, message: message)
         }
@@ -50,11 +50,15 @@ extension StoreError {
         }
     }
 
-    /// Whether both the file (when it exists) and its directory accept writes.
-    /// `access(2)` also reports read-only mounts, which stop even root.
-    static func isWritable(path: String) -> Bool {
+    /// Whether the file, or the directory it is (to be) in, exists but
+    /// refuses writes. `access(2)` also reports read-only mounts, which stop
+    /// even root; a missing directory is not "read-only" but "cannot open".
+    static func isReadOnly(path: String) -> Bool {
+        func refusesWrites(_ target: String) -> Bool {
+            guard access(target, F_OK) == 0 else { return false }
+            return access(target, W_OK) != 0
+        }
         let directory = (path as NSString).deletingLastPathComponent
-        let fileOK = !FileManager.default.fileExists(atPath: path) || access(path, W_OK) == 0
-        return fileOK && access(directory.isEmpty ? "." : directory, W_OK) == 0
+        return refusesWrites(path) || refusesWrites(directory.isEmpty ? "." : directory)
     }
 }

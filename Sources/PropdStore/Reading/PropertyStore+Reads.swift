@@ -134,8 +134,8 @@ extension PropertyStore {
     /// The bytes the database occupies on disk (main file and WAL).
     public var databaseBytes: Int {
         [path, path + "-wal"].reduce(0) { total, file in
-            let size = (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? NSNumber)??.intValue
-            return total + (size ?? 0)
+            var info = stat()
+            return total + (stat(file, &info) == 0 ? Int(info.st_size) : 0)
         }
     }
 
