@@ -1,0 +1,149 @@
+import Foundation
+import GRDB
+public import PropdCore
+
+/// propd's durable store: properties, their history, bindings and binding
+/// state in one SQLite database (WAL), written through group commit.
+///
+/// ```swift
+/// let store = try PropertyStore(path: path, configuration: StoreConfiguration(durability: .full))
+/// let committed = try await store.write(WriteRequest(set: [try Key("room.temp"): 21]))
+/// committed.revision                       // 1
+/// try store.get([try Key("room.temp")])    // ([Property(room.temp = 21, revision 1)], revision: 1)
+/// ```
+///
+/// Reads never wait for the writer: each runs on its own WAL snapshot and
+/// reports the revision it saw. Writes are acknowledged only once durable.
+public final class PropertyStore: Sendable {
+    /// The database file.
+    public let path: String
+    public let configuration: StoreConfiguration
+    let pool: DatabasePool
+    let groupCommit: GroupCommit
+
+    /// Opens (creating if needed) the database at `path` and applies the
+    /// migrations of `schema/` it lacks.
+    ///
+    /// Refuses, leaving the file untouched: a file that is not SQLite
+    /// (``StoreError/notADatabase(path:)``), an SQLite database propd did not
+    /// create (``StoreError/notAPropdDatabase(path:)``), one from a newer
+    /// propd (``StoreError/newerSchema(path:unknownMigrations:knownMigrations:)``),
+    /// a damaged one (``StoreError/corrupt(path:message:)``); and one it
+    /// cannot write (``StoreError/readOnly(path:message:)``).
+    public init(path: String, configuration: StoreConfiguration = StoreConfiguration()) throws(StoreError) {
+        self.path = path
+        self.configuration = configuration
+        try DatabaseInspection.check(path: path)
+
+        var grdb = Configuration()
+        grdb.label = "propd.store"
+        grdb.maximumReaderCount = 4
+        let synchronous = configuration.durability == .full ? "FULL" : "NORMAL"
+        let maximumBytes = configuration.maximumDatabaseBytes
+        grdb.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = \(synchronous)")
+            if let maximumBytes {
+                let pageSize = try Int.fetchOne(db, sql: "PRAGMA page_size") ?? 4096
+                try db.execute(sql: "PRAGMA max_page_count = \(max(1, maximumBytes / pageSize))")
+            }
+        }
+        let start: (revision: Revision, horizon: Revision)
+        do {
+            pool = try DatabasePool(path: path, configuration: grdb)
+            let migrator = Migrations.migrator()
+            try migrator.migrate(pool)
+            start = try pool.read { db in
+                let meta = try Dictionary(
+                    uniqueKeysWithValues: Row.fetchAll(db, sql: "SELECT name, value FROM meta").map {
+                        ($0[0] as String, $0[1] as Int64)
+                    })
+                guard let revision = meta["revision"], let horizon = meta["history_horizon"] else {
+                    throw StoreError.corrupt(path: path, message: "the meta table lacks the revision counters")
+                }
+                return (Revision(revision), Revision(horizon))
+            }
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw StoreError(opening: error, path: path)
+        }
+        groupCommit = GroupCommit(
+            pool: pool, path: path, configuration: configuration, revision: start.revision, horizon: start.horizon)
+    }
+
+    /// The migrations this build knows, in order (`001_initial`, ...).
+    public static var knownMigrations: [String] { Migrations.identifiers }
+
+    /// The last committed revision (0 before any write).
+    public var revision: Revision { groupCommit.state.withLock { $0.revision } }
+
+    /// Figures of the group-commit writer since the store was opened.
+    public var statistics: WriteStatistics { groupCommit.state.withLock { $0.statistics } }
+
+    /// Refuses further writes with ``StoreError/closed``; requests already
+    /// queued still commit. The file is closed when the store is released.
+    public func close() {
+        groupCommit.close()
+    }
+
+    /// Runs `body` on the writer inside a transaction shared with the other
+    /// requests that arrived meanwhile (group commit), and returns once that
+    /// transaction is durable.
+    ///
+    /// Bodies run serially in arrival order, each in its own savepoint. A body
+    /// that throws is rolled back alone, consumes no revision, and its error is
+    /// rethrown here. A body that returns becomes exactly one new revision,
+    /// even when it changed nothing. When the commit itself fails (disk full,
+    /// I/O error), every request of the batch throws the same ``StoreError``
+    /// and nothing of the batch is visible.
+    ///
+    /// ```swift
+    /// let committed = try await store.write { tx in
+    ///     try tx.set(try Key("a"), 1)
+    ///     try tx.set(try Key("b"), 2)   // same revision as a
+    /// }
+    /// ```
+    /// > Important: the body runs on the writer; keep it short and never block in it.
+    /// > Cancelling the calling task does not withdraw a queued request.
+    @discardableResult
+    public func write<T: Sendable>(
+        _ body: @escaping @Sendable (inout WriteTransaction) throws -> T
+    ) async throws -> Committed<T> {
+        try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Committed<T>, any Error>) in
+            // Unsafe continuation: every path below resumes it exactly once.
+            // `run` either resumes at once (body threw) or returns the
+            // completion, which the writer calls exactly once; `fail` is only
+            // called for a job whose `run` never ran.
+            let job = WriteJob(
+                run: { transaction in
+                    let value: T
+                    do {
+                        value = try body(&transaction)
+                    } catch {
+                        continuation.resume(throwing: error)
+                        return nil
+                    }
+                    return { outcome in
+                        switch outcome {
+                        case .success(let changeSet):
+                            continuation.resume(returning: Committed(value: value, changeSet: changeSet))
+                        case .failure(let error):
+                            continuation.resume(throwing: error)
+                        }
+                    }
+                },
+                fail: { error in continuation.resume(throwing: error) }
+            )
+            groupCommit.submit(job)
+        }
+    }
+
+    /// Calls `observer` on the writer after each batch is durable, with the
+    /// batch's change sets in revision order, before any caller of the batch
+    /// is resumed: events can be published in revision order without a
+    /// second queue. Replaces any earlier observer; `nil` removes it.
+    /// > Important: the observer runs on the writer; it must not block or write.
+    public func onCommit(_ observer: (@Sendable ([ChangeSet]) -> Void)?) {
+        groupCommit.setObserver(observer)
+    }
+}

@@ -1,0 +1,180 @@
+import Foundation
+import GRDB
+public import PropdCore
+
+extension PropertyStore {
+    /// The named properties in the order asked (`nil` for a missing key), and
+    /// the revision they were all read at.
+    public func get(_ keys: [Key]) throws(StoreError) -> (properties: [Property?], revision: Revision) {
+        try read { db in
+            let revision = try Self.committedRevision(db)
+            let statement = try db.cachedStatement(
+                sql: "SELECT \(PropertyRow.selectColumns) FROM \(PropertyRow.fromClause) WHERE p.key = ?")
+            let properties = try keys.map { key -> Property? in
+                try Row.fetchOne(statement, arguments: [key.rawValue]).map { try PropertyRow.property($0, path: path) }
+            }
+            return (properties, revision)
+        }
+    }
+
+    /// The properties matching `pattern` (all when `nil`), sorted by key
+    /// (byte order), at most `limit`, and the revision they were read at.
+    /// Scans only the range of keys under the pattern's literal prefix.
+    public func list(pattern: KeyPattern? = nil, limit: Int? = nil) throws(StoreError)
+        -> (properties: [Property], revision: Revision)
+    {
+        try read { db in
+            let revision = try Self.committedRevision(db)
+            let select = "SELECT \(PropertyRow.selectColumns) FROM \(PropertyRow.fromClause)"
+            let cursor: RowCursor
+            if let pattern, pattern.isExactKey {
+                cursor = try Row.fetchCursor(
+                    db.cachedStatement(sql: "\(select) WHERE p.key = ?"), arguments: [pattern.rawValue])
+            } else if let pattern, !pattern.literalPrefix.isEmpty {
+                // Keys under `prefix.`: from "prefix." up to (excluding) "prefix/" ('/' follows '.').
+                let prefix = pattern.literalPrefix
+                cursor = try Row.fetchCursor(
+                    db.cachedStatement(sql: "\(select) WHERE p.key >= ?1 AND p.key < ?2 ORDER BY p.key"),
+                    arguments: [prefix + ".", prefix + "/"])
+            } else {
+                cursor = try Row.fetchCursor(db.cachedStatement(sql: "\(select) ORDER BY p.key"))
+            }
+            var properties: [Property] = []
+            let maximum = limit ?? Int.max
+            while properties.count < maximum, let row = try cursor.next() {
+                let property = try PropertyRow.property(row, path: path)
+                if let pattern, !pattern.matches(property.key) { continue }
+                properties.append(property)
+            }
+            return (properties, revision)
+        }
+    }
+
+    /// Past changes of `key`, newest first: at most `limit`, only revisions
+    /// below `before` when given. Kinds are `set`, `delete` and `error`.
+    public func history(of key: Key, limit: Int? = nil, before: Revision? = nil) throws(StoreError) -> [Event] {
+        try read { db in
+            let rows = try Row.fetchCursor(
+                db.cachedStatement(sql: """
+                    SELECT revision, kind, value, error FROM history
+                    WHERE key = ?1 AND revision < ?2 ORDER BY revision DESC LIMIT ?3
+                    """),
+                arguments: [key.rawValue, before?.rawValue ?? Int64.max, limit ?? -1])
+            var events: [Event] = []
+            while let row = try rows.next() {
+                events.append(try Self.event(key: key.rawValue, row: row, path: path))
+            }
+            return events
+        }
+    }
+
+    /// Every change set after `since`, in revision order, complete, and the
+    /// store revision they were read at (live changes follow it). Fails with
+    /// ``StoreError/compacted(since:oldest:)`` when history no longer reaches
+    /// back to `since + 1`: it never returns a sequence with a gap.
+    /// Revisions that changed no property have no change set.
+    public func changes(after since: Revision) throws(StoreError) -> (changeSets: [ChangeSet], revision: Revision) {
+        try read { db in
+            let revision = try Self.committedRevision(db)
+            let horizon = Revision(
+                try Int64.fetchOne(db.cachedStatement(sql: "SELECT value FROM meta WHERE name = 'history_horizon'"))
+                    ?? 0)
+            if since < horizon { throw StoreError.compacted(since: since, oldest: horizon.next) }
+            let rows = try Row.fetchCursor(
+                db.cachedStatement(sql: """
+                    SELECT revision, kind, value, error, key FROM history WHERE revision > ?1 ORDER BY revision, key
+                    """),
+                arguments: [since.rawValue])
+            var changeSets: [ChangeSet] = []
+            while let row = try rows.next() {
+                let change = try Self.change(row: row, path: path)
+                let at = Revision(row[0] as Int64)
+                if changeSets.last?.revision == at {
+                    changeSets[changeSets.count - 1].changes.append(change)
+                } else {
+                    changeSets.append(ChangeSet(revision: at, changes: [change]))
+                }
+            }
+            return (changeSets, revision)
+        }
+    }
+
+    /// Every declared binding, sorted by key.
+    public func bindings() throws(StoreError) -> [BindingRecord] {
+        try read { db in
+            try Row.fetchAll(db, sql: "SELECT key, expression, sources, revision FROM bindings ORDER BY key")
+                .map { try BindingRecord(row: $0, path: path) }
+        }
+    }
+
+    /// The stored operator state of every binding, to restore the engine at start.
+    public func bindingStates() throws(StoreError) -> [Key: JSONValue] {
+        try read { db in
+            var states: [Key: JSONValue] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT key, state FROM binding_state") {
+                states[try PropertyRow.key(row, 0, path: path)] = try PropertyRow.json(row, 1, path: path)
+            }
+            return states
+        }
+    }
+
+    /// How many keys exist.
+    public func keyCount() throws(StoreError) -> Int {
+        try read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM properties") ?? 0 }
+    }
+
+    /// The oldest revision from which history is complete: `changes(after:)`
+    /// accepts any `since >= oldestCompleteRevision - 1`.
+    public func oldestCompleteRevision() throws(StoreError) -> Revision {
+        try read { db in
+            Revision(try Int64.fetchOne(db, sql: "SELECT value FROM meta WHERE name = 'history_horizon'") ?? 0).next
+        }
+    }
+
+    /// The bytes the database occupies on disk (main file and WAL).
+    public var databaseBytes: Int {
+        [path, path + "-wal"].reduce(0) { total, file in
+            var info = stat()
+            return total + (stat(file, &info) == 0 ? Int(info.st_size) : 0)
+        }
+    }
+
+    // MARK: Internals
+
+    func read<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
+        do {
+            return try pool.read(body)
+        } catch {
+            throw StoreError(operating: error, path: path)
+        }
+    }
+
+    static func committedRevision(_ db: Database) throws -> Revision {
+        Revision(try Int64.fetchOne(db.cachedStatement(sql: "SELECT value FROM meta WHERE name = 'revision'")) ?? 0)
+    }
+
+    static func change(row: Row, path: String) throws -> Change {
+        let key = try PropertyRow.key(row, 4, path: path)
+        switch row[1] as String {
+        case "set":
+            guard let value = try PropertyRow.json(row, 2, path: path) else {
+                throw StoreError.corrupt(path: path, message: "a history 'set' of \(key) has no value")
+            }
+            return .set(key, value)
+        case "delete": return .delete(key)
+        default: return Change(key: key, kind: .error(row[3] as String? ?? ""))
+        }
+    }
+
+    static func event(key: String, row: Row, path: String) throws -> Event {
+        let kind: Event.Kind
+        switch row[1] as String {
+        case "set": kind = .set
+        case "delete": kind = .delete
+        default: kind = .error
+        }
+        return Event(
+            key: key, kind: kind, value: try PropertyRow.json(row, 2, path: path),
+            revision: Revision(row[0] as Int64), error: row[3] as String?)
+    }
+}

@@ -1,0 +1,169 @@
+import GRDB
+import PropdCore
+import Synchronization
+
+/// The single writer. Concurrent requests queue up; whoever finds the writer
+/// idle starts a drain on GRDB's writer queue, which takes everything pending
+/// (up to `maximumBatch`), runs it as ONE SQLite transaction (one fsync), each
+/// request in its own savepoint, commits, tells the observer, resumes the
+/// callers, and loops while requests are pending. No timers: a batch is
+/// whatever arrived while the previous one was being written.
+final class GroupCommit: Sendable {
+    typealias Observer = @Sendable ([ChangeSet]) -> Void
+
+    private struct Queue {
+        var pending: [WriteJob] = []
+        var draining = false
+        var closed = false
+        var observer: Observer?
+    }
+
+    /// What only the writer changes (and others may read).
+    struct WriterState {
+        var revision: Revision
+        var compaction: HistoryCompaction
+        var statistics = WriteStatistics()
+    }
+
+    private let pool: DatabasePool
+    private let path: String
+    private let maximumBatch: Int
+    private let queue = Mutex(Queue())
+    let state: Mutex<WriterState>
+
+    init(pool: DatabasePool, path: String, configuration: StoreConfiguration, revision: Revision, horizon: Revision) {
+        self.pool = pool
+        self.path = path
+        self.maximumBatch = configuration.maximumBatch
+        self.state = Mutex(
+            WriterState(
+                revision: revision,
+                compaction: HistoryCompaction(keep: configuration.historyPerKey, horizon: horizon)))
+    }
+
+    func setObserver(_ observer: Observer?) {
+        queue.withLock { $0.observer = observer }
+    }
+
+    func submit(_ job: WriteJob) {
+        let outcome: (start: Bool, closed: Bool) = queue.withLock { queue in
+            if queue.closed { return (false, true) }
+            queue.pending.append(job)
+            if queue.draining { return (false, false) }
+            queue.draining = true
+            return (true, false)
+        }
+        if outcome.closed {
+            job.fail(.closed)
+        } else if outcome.start {
+            pool.asyncWriteWithoutTransaction { db in self.drain(db) }
+        }
+    }
+
+    /// Refuses new requests; those already queued still run.
+    func close() {
+        queue.withLock { $0.closed = true }
+    }
+
+    private func drain(_ db: Database) {
+        while true {
+            let (batch, observer): ([WriteJob], Observer?) = queue.withLock { queue in
+                if queue.pending.isEmpty {
+                    queue.draining = false
+                    return ([], nil)
+                }
+                if queue.pending.count <= maximumBatch {
+                    var taken: [WriteJob] = []
+                    swap(&taken, &queue.pending)
+                    return (taken, queue.observer)
+                }
+                let taken = Array(queue.pending.prefix(maximumBatch))
+                queue.pending.removeFirst(maximumBatch)
+                return (taken, queue.observer)
+            }
+            if batch.isEmpty { return }
+            commit(batch, db: db, observer: observer)
+        }
+    }
+
+    /// Runs one batch as one transaction and answers every request in it.
+    private func commit(_ batch: [WriteJob], db: Database, observer: Observer?) {
+        let (startRevision, compaction) = state.withLock { ($0.revision, $0.compaction) }
+        let failure = BatchFailure()
+        var revision = startRevision
+        var committed: [(changeSet: ChangeSet, completion: WriteJob.Completion)] = []
+        committed.reserveCapacity(batch.count)
+        var ran = 0
+        var rejected = 0
+        var step = HistoryCompaction.Step(horizon: compaction.horizon)
+
+        do {
+            try db.cachedStatement(sql: "BEGIN IMMEDIATE").execute()
+            let savepoint = try db.cachedStatement(sql: "SAVEPOINT request")
+            let release = try db.cachedStatement(sql: "RELEASE request")
+            let rollbackRequest = try db.cachedStatement(sql: "ROLLBACK TO request")
+            for job in batch {
+                try savepoint.execute()
+                var transaction = WriteTransaction(db: db, revision: revision.next, path: path, batch: failure)
+                let completion = job.run(&transaction)
+                ran += 1
+                if let completion {
+                    // Appended first: from here on, this caller is answered by the batch's outcome.
+                    committed.append((transaction.changeSet, completion))
+                    if let storageFailure = failure.failure { throw storageFailure }
+                    try release.execute()
+                    revision = revision.next
+                } else {
+                    if let storageFailure = failure.failure { throw storageFailure }
+                    try rollbackRequest.execute()
+                    try release.execute()
+                    rejected += 1
+                }
+            }
+            if revision > startRevision {
+                try db.cachedStatement(sql: "UPDATE meta SET value = ?1 WHERE name = 'revision'")
+                    .execute(arguments: [revision.rawValue])
+                step = try compaction.trim(db, limit: 4 + committed.count / 4)
+            }
+            try db.cachedStatement(sql: "COMMIT").execute()
+        } catch {
+            abandon(batch, ran: ran, committed: committed, error: StoreError(operating: error, path: path), db: db)
+            return
+        }
+
+        let changeSets = committed.map(\.changeSet)
+        state.withLock { state in
+            state.revision = revision
+            state.compaction.committed(step)
+            state.compaction.note(changeSets)
+            state.statistics.batches += 1
+            state.statistics.requests += committed.count
+            state.statistics.rejected += rejected
+            state.statistics.largestBatch = max(state.statistics.largestBatch, committed.count)
+        }
+        if !changeSets.isEmpty { observer?(changeSets) }
+        for (changeSet, completion) in committed {
+            completion(.success(changeSet))
+        }
+    }
+
+    /// The storage failed: roll back everything and fail every request of the
+    /// batch that is still waiting, with the same named error.
+    private func abandon(
+        _ batch: [WriteJob], ran: Int, committed: [(changeSet: ChangeSet, completion: WriteJob.Completion)],
+        error: StoreError, db: Database
+    ) {
+        if db.isInsideTransaction {
+            try? db.execute(sql: "ROLLBACK")
+        }
+        state.withLock { state in
+            state.statistics.failedBatches += 1
+        }
+        for (_, completion) in committed {
+            completion(.failure(error))
+        }
+        for job in batch[ran...] {
+            job.fail(error)
+        }
+    }
+}

@@ -1,0 +1,52 @@
+public import PropdCore
+
+/// A client's Set or Delete: keys to set, keys to delete, and expectations,
+/// applied atomically as one revision.
+///
+/// ```swift
+/// // Set only if room.temp is still at revision 7 and room.mode does not exist:
+/// let request = WriteRequest(set: [temp: 22, mode: "eco"], expect: [temp: 7, mode: .none])
+/// try await store.write(request)
+/// ```
+public struct WriteRequest: Sendable, Hashable {
+    public var set: [Key: JSONValue]
+    public var delete: [Key]
+    /// Key -> the revision it must still have; ``Revision/none`` (0) = must not exist.
+    public var expect: [Key: Revision]
+
+    public init(set: [Key: JSONValue] = [:], delete: [Key] = [], expect: [Key: Revision] = [:]) {
+        self.set = set
+        self.delete = delete
+        self.expect = expect
+    }
+
+    /// Checks the expectations, then deletes and sets. Throws
+    /// ``StoreError/revisionMismatch(key:expected:actual:)`` for the first
+    /// failed expectation (in key order) and ``StoreError/noSuchKey(_:)`` for
+    /// a missing key to delete; either way nothing is written.
+    public func apply(to transaction: inout WriteTransaction) throws(StoreError) {
+        for (key, expected) in expect.sorted(by: { $0.key < $1.key }) {
+            let actual = try transaction.revision(of: key)
+            if actual != expected { throw .revisionMismatch(key: key, expected: expected, actual: actual) }
+        }
+        for key in delete {
+            try transaction.delete(key)
+        }
+        // Sorted so that the change order (and so the event order) is stable.
+        for (key, value) in set.count > 1 ? set.sorted(by: { $0.key < $1.key }) : Array(set) {
+            try transaction.set(key, value)
+        }
+    }
+}
+
+extension PropertyStore {
+    /// Applies a plain request as one revision and returns its change set.
+    @discardableResult
+    public func write(_ request: WriteRequest) async throws(StoreError) -> ChangeSet {
+        do {
+            return try await write { transaction in try request.apply(to: &transaction) }.changeSet
+        } catch {
+            throw StoreError(operating: error, path: path)
+        }
+    }
+}

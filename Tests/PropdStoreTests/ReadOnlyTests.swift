@@ -1,0 +1,27 @@
+import Foundation
+import PropdCore
+import PropdStore
+import Testing
+
+/// A database on a read-only mount: refused by name, untouched. Tested with a
+/// real tmpfs remounted `ro`, which stops root too (chmod would not).
+@Suite struct ReadOnlyTests {
+    @Test func aDatabaseOnAReadOnlyMountIsRefusedUntouched() async throws {
+        guard let mount = try MountedFilesystem(sizeKiB: 4096) else {
+            Issue.record("cannot mount a tmpfs here (not root?): read-only test not run")
+            return
+        }
+        let path = mount.path + "/propd.db"
+        do {
+            let store = try PropertyStore(path: path, configuration: StoreConfiguration(durability: .normal))
+            try await store.write(WriteRequest(set: [key("a"): 1]))
+        }
+        let before = FileManager.default.contents(atPath: path)
+        try #require(mount.remount(readOnly: true))
+        let error = #expect(throws: StoreError.self) { try PropertyStore(path: path) }
+        if case .readOnly(let p, _) = error { #expect(p == path) } else { Issue.record("got \(String(describing: error))") }
+        #expect(FileManager.default.contents(atPath: path) == before)
+        try #require(mount.remount(readOnly: false))
+        #expect(try PropertyStore(path: path).get([key("a")]).properties.first??.value == 1)
+    }
+}
