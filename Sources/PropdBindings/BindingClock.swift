@@ -1,0 +1,48 @@
+/// A point in time for the binding engine: milliseconds since the Unix epoch.
+/// Wall-clock based so that a throttle's deadline persisted before a restart
+/// still means the same moment after it.
+public struct BindingInstant: Sendable, Hashable, Comparable, CustomStringConvertible {
+    public var milliseconds: Int64
+
+    public init(milliseconds: Int64) { self.milliseconds = milliseconds }
+
+    /// This instant moved forward by `duration` (rounded down to whole milliseconds).
+    public func advanced(by duration: Duration) -> BindingInstant {
+        let (seconds, attoseconds) = duration.components
+        return BindingInstant(milliseconds: milliseconds + seconds * 1000 + attoseconds / 1_000_000_000_000_000)
+    }
+
+    public static func < (lhs: BindingInstant, rhs: BindingInstant) -> Bool { lhs.milliseconds < rhs.milliseconds }
+
+    public var description: String { "\(milliseconds)ms" }
+}
+
+/// Where time operators (`throttle`) read the current time. The engine never
+/// reads a system clock itself: the service injects one, tests inject a
+/// ``ManualBindingClock`` and move it by hand.
+public protocol BindingClock {
+    /// The current time.
+    func now() -> BindingInstant
+}
+
+/// A clock that stands still until told to move: for tests and replays.
+///
+/// ```swift
+/// let clock = ManualBindingClock(at: BindingInstant(milliseconds: 0))
+/// let engine = BindingEngine(clock: clock)
+/// clock.advance(by: .milliseconds(300))
+/// let fired = engine.fireDueTimers(now: clock.now(), lookup: store.value(of:))
+/// ```
+public final class ManualBindingClock: BindingClock {
+    public private(set) var current: BindingInstant
+
+    public init(at start: BindingInstant = BindingInstant(milliseconds: 0)) { current = start }
+
+    public func now() -> BindingInstant { current }
+
+    /// Moves the clock forward.
+    public func advance(by duration: Duration) { current = current.advanced(by: duration) }
+
+    /// Sets the clock to `instant`.
+    public func set(_ instant: BindingInstant) { current = instant }
+}

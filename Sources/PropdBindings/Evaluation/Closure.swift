@@ -1,0 +1,39 @@
+import PropdCore
+
+/// A compiled closure: its body plus how an incoming value fills the frame.
+struct Closure: Sendable {
+    enum Shape: Sendable, Equatable {
+        /// The value is parameter 0 (`{ x in … }`, or the whole list after combineLatest).
+        case whole
+        /// The value is a list of `n` values, one parameter each (`combineLatest(a, b).map { a, b in … }`).
+        case spread(Int)
+    }
+
+    var body: Expression
+    var shape: Shape
+    /// `scan`'s closure: the accumulator comes first, then the value's parameters.
+    var takesAccumulator: Bool
+    var location: SourceLocation
+
+    func call(_ value: JSONValue) throws(EvaluationError) -> JSONValue {
+        switch shape {
+        case .whole: return try body.evaluate([value])
+        case .spread(let count): return try body.evaluate(try spread(value, count))
+        }
+    }
+
+    func call(accumulator: JSONValue, _ value: JSONValue) throws(EvaluationError) -> JSONValue {
+        switch shape {
+        case .whole: return try body.evaluate([accumulator, value])
+        case .spread(let count): return try body.evaluate([accumulator] + (try spread(value, count)))
+        }
+    }
+
+    private func spread(_ value: JSONValue, _ count: Int) throws(EvaluationError) -> [JSONValue] {
+        guard case .array(let elements) = value, elements.count == count else {
+            throw EvaluationError(kind: .typeMismatch,
+                reason: "the closure takes \(count) parameters but got \(value.jsonString)", location: location)
+        }
+        return elements
+    }
+}

@@ -1,0 +1,40 @@
+import PropdCore
+
+/// A compiled binding stream. Sources are indexes into the binding's source
+/// keys; stateful steps own a slot in the binding's operator states.
+indirect enum StreamProgram: Sendable {
+    case source(Int)
+    case combineLatest([StreamProgram], slot: Int)
+    case merge([StreamProgram])
+    case step(StreamProgram, Step, slot: Int)
+}
+
+/// One compiled operator.
+enum Step: Sendable {
+    case map(Closure)
+    case filter(Closure)
+    case distinctUntilChanged
+    case skip(Int)
+    case take(Int)
+    case startWith(JSONValue)
+    case catchTo(JSONValue)
+    case throttle(milliseconds: Int64)
+    case scan(seed: JSONValue, Closure)
+    case flatMap(Closure)
+
+    /// The operator as the graph description shows it.
+    var label: String {
+        switch self {
+        case .map: return "map"
+        case .filter: return "filter"
+        case .distinctUntilChanged: return "distinctUntilChanged"
+        case .skip(let n): return "skip(\(n))"
+        case .take(let n): return "take(\(n))"
+        case .startWith(let v): return "startWith(\(v.jsonString))"
+        case .catchTo(let v): return "catchTo(\(v.jsonString))"
+        case .throttle(let ms): return "throttle(\(ms)ms)"
+        case .scan(let seed, _): return "scan(\(seed.jsonString))"
+        case .flatMap: return "flatMap"
+        }
+    }
+}

@@ -1,0 +1,151 @@
+public import PropdCore
+
+extension BindingEngine {
+    /// Computes every derived change caused by one committed change set.
+    ///
+    /// Derived keys are evaluated in height order, each at most once, after
+    /// every key they read has settled (glitch-free: a diamond yields one
+    /// value per change), and derived changes feed further bindings in the
+    /// same call. Only bindings downstream of `changes` are touched.
+    ///
+    /// - Parameters:
+    ///   - changes: the keys the write set or deleted (`.error` entries are ignored).
+    ///   - lookup: committed values of keys the engine needs (a flatMap's new target).
+    public func propagate(_ changes: [Change], lookup: Lookup) -> Propagation {
+        withoutActuallyEscaping(lookup) { lookup in
+            beginEpoch()
+            for change in changes {
+                guard let id = ids[change.key] else { continue }
+                switch change.kind {
+                case .set(let value): mark(id, .value(value))
+                case .delete: mark(id, .deleted)
+                case .error: continue
+                }
+                enqueueDependents(of: id)
+            }
+            var result = Propagation()
+            drain(now: clock.now().milliseconds, lookup: lookup, into: &result)
+            return finish(result)
+        }
+    }
+
+    /// Emits the throttled values whose deadline is at or before `now`, and
+    /// everything downstream of them. The service commits the result as a
+    /// revision of its own.
+    public func fireDueTimers(now: BindingInstant, lookup: Lookup) -> Propagation {
+        withoutActuallyEscaping(lookup) { lookup in
+            beginEpoch()
+            for (id, deadline) in timers where deadline <= now.milliseconds {
+                nodes[Int(id)].queuedEpoch = epoch
+                queue.push(node: id, height: nodes[Int(id)].height)
+            }
+            var result = Propagation()
+            drain(now: now.milliseconds, lookup: lookup, into: &result)
+            return finish(result)
+        }
+    }
+
+    // MARK: The propagation loop
+
+    func beginEpoch() {
+        epoch &+= 1
+        if epoch == 0 {
+            // Wrapped around: forget every old mark so none is mistaken for current.
+            for i in nodes.indices {
+                nodes[i].changedEpoch = 0
+                nodes[i].queuedEpoch = 0
+            }
+            epoch = 1
+        }
+        queue.removeAll()
+    }
+
+    func mark(_ id: Int32, _ change: Emission) {
+        nodes[Int(id)].changedEpoch = epoch
+        nodes[Int(id)].change = change
+        touched.append(id)
+    }
+
+    func enqueueDependents(of id: Int32) {
+        for dependent in nodes[Int(id)].dependents where nodes[Int(dependent)].queuedEpoch != epoch {
+            nodes[Int(dependent)].queuedEpoch = epoch
+            queue.push(node: dependent, height: nodes[Int(dependent)].height)
+        }
+    }
+
+    func drain(now: Int64, lookup: @escaping Lookup, into result: inout Propagation) {
+        while let (id, height) = queue.pop() {
+            // An entry left behind when the node was raised: the newer one will come.
+            guard nodes[Int(id)].height == height else { continue }
+            evaluate(id, subscribing: false, now: now, lookup: lookup, into: &result)
+        }
+    }
+
+    func finish(_ result: Propagation) -> Propagation {
+        for id in touched { nodes[Int(id)].change = .nothing }
+        touched.removeAll(keepingCapacity: true)
+        var result = result
+        result.nextDeadline = nextDeadline
+        return result
+    }
+
+    /// Evaluates the binding on `id` once and records what it emits.
+    func evaluate(_ id: Int32, subscribing: Bool, now: Int64, lookup: @escaping Lookup,
+        into result: inout Propagation)
+    {
+        guard let binding = nodes[Int(id)].binding else { return }
+        let saved = binding.hasFlatMap ? binding.states : nil
+        var states: [OperatorState] = []
+        swap(&states, &binding.states)
+        var run = StreamRun(engine: self, node: id, sourceNodes: binding.sourceNodes, subscribing: subscribing,
+            now: now, epoch: epoch, lookup: lookup)
+        let output = run.evaluate(binding.compiled.program, &states)
+        if let height = run.retryHeight, let saved {
+            // A followed key is not settled yet: redo this binding above it.
+            binding.states = saved
+            nodes[Int(id)].queuedEpoch = epoch
+            raise(id, to: height)
+            return
+        }
+        binding.states = states
+        for follow in run.follows { applyFollow(follow, binding: binding, at: id) }
+        if binding.compiled.usesTime {
+            binding.deadline = binding.earliestDeadline()
+            timers[id] = binding.deadline
+        }
+        var stateChanged = run.stateChanged
+        switch output {
+        case .value(let value):
+            if binding.error != nil {
+                binding.error = nil
+                stateChanged = true
+            }
+            result.changes.append(.set(nodes[Int(id)].key, value))
+            mark(id, .value(value))
+            enqueueDependents(of: id)
+        case .error(let message):
+            if binding.error != message {
+                binding.error = message
+                stateChanged = true
+                result.changes.append(Change(key: nodes[Int(id)].key, kind: .error(message)))
+            }
+        case .nothing, .deleted:
+            break
+        }
+        if stateChanged {
+            result.states.append(BindingStateUpdate(key: nodes[Int(id)].key, state: binding.stateJSON))
+        }
+    }
+
+    private func applyFollow(_ follow: (slot: Int, from: Int32?, to: Key?), binding: DerivedBinding, at id: Int32) {
+        if let old = follow.from { removeDependent(id, from: old) }
+        guard let key = follow.to else { return }
+        let target = node(for: key)
+        nodes[Int(target)].dependents.append(id)
+        if case .flatMap(var s) = binding.states[follow.slot] {
+            s.targetNode = target
+            binding.states[follow.slot] = .flatMap(s)
+        }
+        raise(id, to: nodes[Int(target)].height + 1)
+    }
+}

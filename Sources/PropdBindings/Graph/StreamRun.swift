@@ -1,0 +1,130 @@
+import PropdCore
+
+/// One evaluation of one binding: what the operators may ask of the engine
+/// (the current change of a source, a key's current value, the time) and
+/// what they report back (state changed, edges to follow, deadlines).
+struct StreamRun {
+    unowned let engine: BindingEngine
+    let node: Int32
+    let sourceNodes: [Int32]
+    /// True for the first evaluation at Bind: sources emit their current values.
+    let subscribing: Bool
+    let now: Int64
+    let epoch: UInt32
+    let lookup: (Key) -> JSONValue?
+
+    var stateChanged = false
+    /// flatMap edges to change once the evaluation is kept: (slot, old node, new key).
+    var follows: [(slot: Int, from: Int32?, to: Key?)] = []
+    /// Set when a followed key sits at or above this binding's height: the
+    /// evaluation is discarded and redone after raising the height.
+    var retryHeight: Int32?
+
+    /// What a source node says in this evaluation.
+    func change(of source: Int32?) -> Emission {
+        guard let source else { return .nothing }
+        let node = engine.nodes[Int(source)]
+        if node.changedEpoch == epoch { return node.change }
+        if subscribing, let value = lookup(node.key) { return .value(value) }
+        return .nothing
+    }
+
+    /// The value of `key` as of this propagation: changed in it, or stored.
+    func currentValue(of key: Key) -> JSONValue? {
+        if let id = engine.ids[key] {
+            let node = engine.nodes[Int(id)]
+            if node.changedEpoch == epoch {
+                if case .value(let value) = node.change { return value }
+                return nil
+            }
+        }
+        return lookup(key)
+    }
+
+    /// The keys of the cycle following `key` would close, or `nil`.
+    mutating func cycle(following key: Key) -> [String]? {
+        guard let target = engine.ids[key] else { return nil }
+        let ownHeight = engine.nodes[Int(node)].height
+        let targetHeight = engine.nodes[Int(target)].height
+        // Everything downstream of this binding is higher than it.
+        if target != node && targetHeight < ownHeight { return nil }
+        if let path = engine.path(from: node, to: target) {
+            return path.map { engine.nodes[Int($0)].key.rawValue }
+        }
+        if targetHeight >= ownHeight { retryHeight = max(retryHeight ?? 0, targetHeight + 1) }
+        return nil
+    }
+
+    mutating func follow(slot: Int, from old: Int32?, to new: Key?) {
+        follows.append((slot, old, new))
+    }
+
+    /// Runs `program`, mutating the binding's operator `states` in place.
+    mutating func evaluate(_ program: StreamProgram, _ states: inout [OperatorState]) -> Emission {
+        switch program {
+        case .source(let index):
+            return change(of: sourceNodes[index])
+        case .combineLatest(let children, let slot):
+            var inputs: [Emission] = []
+            inputs.reserveCapacity(children.count)
+            for child in children { inputs.append(evaluate(child, &states)) }
+            guard case .combineLatest(var state) = states[slot] else { return .nothing }
+            states[slot] = .vacant
+            defer { states[slot] = .combineLatest(state) }
+            return state.step(inputs, changed: &stateChanged)
+        case .merge(let children):
+            var inputs: [Emission] = []
+            inputs.reserveCapacity(children.count)
+            for child in children { inputs.append(evaluate(child, &states)) }
+            return Merge.step(inputs)
+        case .step(let upstream, let step, let slot):
+            let input = evaluate(upstream, &states)
+            return apply(step, slot: slot, input, &states)
+        }
+    }
+
+    private mutating func apply(_ step: Step, slot: Int, _ input: Emission, _ states: inout [OperatorState])
+        -> Emission
+    {
+        switch step {
+        case .map(let closure):
+            return Map.step(input, closure)
+        case .startWith(let value):
+            return StartWith.step(input, value, subscribing: subscribing)
+        case .catchTo(let value):
+            return CatchTo.step(input, value)
+        default:
+            break
+        }
+        // Stateful steps: take the state out of its slot so it mutates in place.
+        let state = states[slot]
+        states[slot] = .vacant
+        var output = Emission.nothing
+        switch (step, state) {
+        case (.filter(let predicate), .filter(var s)):
+            output = s.step(input, predicate, changed: &stateChanged)
+            states[slot] = .filter(s)
+        case (.distinctUntilChanged, .distinctUntilChanged(var s)):
+            output = s.step(input, changed: &stateChanged)
+            states[slot] = .distinctUntilChanged(s)
+        case (.skip(let count), .skip(var s)):
+            output = s.step(input, count: count, changed: &stateChanged)
+            states[slot] = .skip(s)
+        case (.take(let count), .take(var s)):
+            output = s.step(input, count: count, changed: &stateChanged)
+            states[slot] = .take(s)
+        case (.scan(_, let reduce), .scan(var s)):
+            output = s.step(input, reduce, changed: &stateChanged)
+            states[slot] = .scan(s)
+        case (.throttle(let milliseconds), .throttle(var s)):
+            output = s.step(input, milliseconds: milliseconds, now: now, changed: &stateChanged)
+            states[slot] = .throttle(s)
+        case (.flatMap(let selector), .flatMap(var s)):
+            output = s.step(input, selector, slot: slot, run: &self)
+            states[slot] = .flatMap(s)
+        default:
+            states[slot] = state
+        }
+        return output
+    }
+}

@@ -1,0 +1,45 @@
+import PropdCore
+
+/// The state of one stateful node of a binding, in the node's slot.
+enum OperatorState: Sendable, Equatable {
+    case combineLatest(CombineLatestState)
+    case filter(FilterState)
+    case distinctUntilChanged(DistinctState)
+    case skip(SkipState)
+    case take(TakeState)
+    case scan(ScanState)
+    case throttle(ThrottleState)
+    case flatMap(FlatMapState)
+    /// Held while a slot's state is taken out to be mutated in place.
+    case vacant
+
+    var json: JSONValue {
+        switch self {
+        case .combineLatest(let s): return s.json
+        case .filter(let s): return s.json
+        case .distinctUntilChanged(let s): return s.json
+        case .skip(let s): return s.json
+        case .take(let s): return s.json
+        case .scan(let s): return s.json
+        case .throttle(let s): return s.json
+        case .flatMap(let s): return s.json
+        case .vacant: return .null
+        }
+    }
+
+    /// A state of the same kind as `self` read from `json`, or `nil` when the
+    /// JSON does not describe a state of this kind.
+    func restored(from json: JSONValue) -> OperatorState? {
+        switch self {
+        case .combineLatest(let s): return CombineLatestState(json: json, count: s.latest.count).map { .combineLatest($0) }
+        case .filter: return FilterState(json: json).map { .filter($0) }
+        case .distinctUntilChanged: return DistinctState(json: json).map { .distinctUntilChanged($0) }
+        case .skip: return SkipState(json: json).map { .skip($0) }
+        case .take: return TakeState(json: json).map { .take($0) }
+        case .scan: return ScanState(json: json).map { .scan($0) }
+        case .throttle: return ThrottleState(json: json).map { .throttle($0) }
+        case .flatMap: return FlatMapState(json: json).map { .flatMap($0) }
+        case .vacant: return nil
+        }
+    }
+}
