@@ -1,0 +1,67 @@
+public import NIOCore
+
+/// Splits the inbound byte stream into Varlink frames: the bytes before each
+/// NUL, without the NUL.
+///
+/// Shaped like NIOExtras' `LineBasedFrameDecoder`: it remembers how far it has
+/// scanned, so a message arriving in many reads is scanned once. A message
+/// longer than `maximumMessageSize` (before its NUL has been seen or not) is a
+/// ``VarlinkProtocolViolation/messageTooLarge(limit:)`` and the stream is
+/// abandoned: after it nothing can be trusted to be a message boundary.
+///
+/// ```swift
+/// try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(VarlinkFrameDecoder()))
+/// ```
+public struct VarlinkFrameDecoder: ByteToMessageDecoder {
+    public typealias InboundOut = ByteBuffer
+
+    /// 8 MiB, the contract's default.
+    public static let defaultMaximumMessageSize = 8 * 1024 * 1024
+
+    public let maximumMessageSize: Int
+    /// Readable bytes already known to hold no NUL.
+    private var scanned = 0
+
+    public init(maximumMessageSize: Int = VarlinkFrameDecoder.defaultMaximumMessageSize) {
+        self.maximumMessageSize = maximumMessageSize
+    }
+
+    public mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
+        guard let frame = try nextFrame(&buffer) else { return .needMoreData }
+        context.fireChannelRead(Self.wrapInboundOut(frame))
+        return .continue
+    }
+
+    public mutating func decodeLast(context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool) throws
+        -> DecodingState
+    {
+        while let frame = try nextFrame(&buffer) {
+            context.fireChannelRead(Self.wrapInboundOut(frame))
+        }
+        if seenEOF, buffer.readableBytes > 0 {
+            let leftover = buffer.readableBytes
+            buffer.moveReaderIndex(forwardBy: leftover)
+            throw VarlinkProtocolViolation.truncatedMessage(bytes: leftover)
+        }
+        return .needMoreData
+    }
+
+    /// The next complete frame, consuming it and its NUL; nil when none is complete yet.
+    private mutating func nextFrame(_ buffer: inout ByteBuffer) throws(VarlinkProtocolViolation) -> ByteBuffer? {
+        let start = scanned
+        let nul: Int? = buffer.withUnsafeReadableBytes { bytes in
+            bytes[start...].firstIndex(of: 0)
+        }
+        guard let nul else {
+            scanned = buffer.readableBytes
+            if scanned > maximumMessageSize { throw .messageTooLarge(limit: maximumMessageSize) }
+            return nil
+        }
+        scanned = 0
+        if nul > maximumMessageSize { throw .messageTooLarge(limit: maximumMessageSize) }
+        // `nul` indexes the readable bytes, so both reads are in range.
+        guard let frame = buffer.readSlice(length: nul) else { return nil }
+        buffer.moveReaderIndex(forwardBy: 1)
+        return frame
+    }
+}

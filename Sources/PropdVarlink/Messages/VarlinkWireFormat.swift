@@ -1,0 +1,83 @@
+public import NIOCore
+public import PropdJSON
+
+/// Why a frame cannot be read as a Varlink message at all (as opposed to a
+/// message of the wrong shape): the byte stream is no longer trustworthy, so
+/// the connection is closed after answering what came before.
+public enum VarlinkProtocolViolation: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The frame is not JSON: bad syntax, invalid UTF-8, or nesting too deep.
+    case malformedJSON(JSONParseError)
+    /// The frame is JSON but not an object.
+    case notAnObject(actual: String)
+    /// A message grew past the size limit before its NUL terminator.
+    case messageTooLarge(limit: Int)
+    /// The peer closed the connection in the middle of a message.
+    case truncatedMessage(bytes: Int)
+
+    public var description: String {
+        switch self {
+        case .malformedJSON(let error): return "message is not valid JSON: \(error)"
+        case .notAnObject(let actual): return "message must be a JSON object, not \(actual)"
+        case .messageTooLarge(let limit): return "message is larger than the limit of \(limit) bytes"
+        case .truncatedMessage(let bytes): return "connection closed inside a message (\(bytes) bytes without NUL)"
+        }
+    }
+}
+
+/// Turning frames into messages and messages into frames.
+public enum VarlinkWireFormat {
+    /// Nesting deeper than this in a message is refused as malformed.
+    public static let defaultMaximumDepth = 128
+
+    /// Parses a frame (the bytes before a NUL) into a message object, in
+    /// place from the buffer's readable bytes.
+    public static func parseMessage(_ frame: ByteBuffer, maximumDepth: Int = defaultMaximumDepth)
+        throws(VarlinkProtocolViolation) -> [String: JSONValue]
+    {
+        let parsed: Result<JSONValue, JSONParseError> = frame.withUnsafeReadableBytes { bytes in
+            Result { () throws(JSONParseError) in try JSONValue(parsingUTF8: bytes, maximumDepth: maximumDepth) }
+        }
+        switch parsed {
+        case .success(.object(let message)): return message
+        case .success(let other): throw .notAnObject(actual: other.typeName)
+        case .failure(let error): throw .malformedJSON(error)
+        }
+    }
+
+    /// Appends `{"method":...,"parameters":{...}[,"more":true][,"oneway":true]}` and its NUL.
+    public static func write(_ call: VarlinkCall, into buffer: inout ByteBuffer, scratch: inout [UInt8]) {
+        scratch.removeAll(keepingCapacity: true)
+        scratch.append(contentsOf: #"{"method":"#.utf8)
+        JSONValue.encodeString(call.method, into: &scratch)
+        scratch.append(contentsOf: #","parameters":"#.utf8)
+        JSONValue.object(call.parameters).encode(into: &scratch)
+        if call.more { scratch.append(contentsOf: #","more":true"#.utf8) }
+        if call.oneway { scratch.append(contentsOf: #","oneway":true"#.utf8) }
+        if call.upgrade { scratch.append(contentsOf: #","upgrade":true"#.utf8) }
+        scratch.append(contentsOf: [UInt8(ascii: "}"), 0])
+        buffer.writeBytes(scratch)
+    }
+
+    /// Appends `{"parameters":{...}[,"continues":true][,"error":"..."]}` and its NUL.
+    public static func write(_ reply: VarlinkReply, into buffer: inout ByteBuffer, scratch: inout [UInt8]) {
+        scratch.removeAll(keepingCapacity: true)
+        scratch.append(contentsOf: #"{"parameters":"#.utf8)
+        JSONValue.object(reply.parameters).encode(into: &scratch)
+        if reply.continues { scratch.append(contentsOf: #","continues":true"#.utf8) }
+        if let error = reply.error {
+            scratch.append(contentsOf: #","error":"#.utf8)
+            JSONValue.encodeString(error, into: &scratch)
+        }
+        scratch.append(contentsOf: [UInt8(ascii: "}"), 0])
+        buffer.writeBytes(scratch)
+    }
+
+    /// Appends a reply whose parameters object is already encoded (a streamed
+    /// event encoded once for every subscriber).
+    public static func writeReply(encodedParameters: ByteBuffer, continues: Bool, into buffer: inout ByteBuffer) {
+        buffer.writeString(#"{"parameters":"#)
+        buffer.writeImmutableBuffer(encodedParameters)
+        if continues { buffer.writeString(#","continues":true"#) }
+        buffer.writeBytes([UInt8(ascii: "}"), 0])
+    }
+}

@@ -1,0 +1,34 @@
+public import Logging
+public import NIOCore
+
+/// What a handler knows about the connection a call came on.
+public struct VarlinkConnectionContext: Sendable {
+    /// Unique per server run, in accept order.
+    public let id: UInt64
+    /// The peer process, read with SO_PEERCRED when the connection was
+    /// accepted; nil where the platform cannot tell.
+    public let peer: VarlinkPeerCredentials?
+    /// The server's logger with `varlink.connection` metadata.
+    public let logger: Logger
+    /// The event loop the connection lives on (synchronous handlers run on it).
+    public let eventLoop: any EventLoop
+    /// Completes when the connection is closed: per-connection state kept by
+    /// a service (subscription counts...) is released there.
+    public let closeFuture: EventLoopFuture<Void>
+}
+
+/// The credentials of the process at the other end of a Unix socket, as the
+/// kernel recorded them when it connected.
+public struct VarlinkPeerCredentials: Sendable, Equatable, CustomStringConvertible {
+    public var pid: Int32
+    public var uid: UInt32
+    public var gid: UInt32
+
+    public init(pid: Int32, uid: UInt32, gid: UInt32) {
+        self.pid = pid
+        self.uid = uid
+        self.gid = gid
+    }
+
+    public var description: String { "pid \(pid) uid \(uid) gid \(gid)" }
+}

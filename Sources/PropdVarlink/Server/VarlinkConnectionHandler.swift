@@ -1,0 +1,364 @@
+import Logging
+import NIOCore
+import PropdJSON
+
+/// Dispatches the calls of one connection and sends their replies in call order.
+///
+/// Calls run concurrently (pipelining) but replies leave in order: a reply
+/// that is ready early waits in its slot. A call with `more` waits until
+/// every earlier call is answered, and calls after a streaming call wait
+/// until it ends: Varlink answers a connection's calls in order, so a stream
+/// owns the connection while it lasts. Replies written during a read burst
+/// are flushed once at its end; replies completed later are flushed once
+/// per event-loop tick.
+final class VarlinkConnectionHandler: ChannelDuplexHandler {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundIn = VarlinkOutboundMessage
+    typealias OutboundOut = VarlinkOutboundMessage
+
+    /// Something received, in order.
+    private enum Incoming {
+        case call(VarlinkCall)
+        /// Answered without dispatch: an error reply (nil: none), and whether
+        /// the connection closes after it.
+        case rejected(VarlinkCallError?, closeAfter: Bool)
+    }
+
+    /// One call between its arrival and the sending of its reply.
+    private enum Slot {
+        case running(oneway: Bool)
+        case answered(VarlinkOutboundMessage?, closeAfter: Bool)
+        case streaming(VarlinkReplyStream, oneway: Bool)
+    }
+
+    private let registry: VarlinkRegistry
+    private let configuration: VarlinkServerConfiguration
+    private let makeConnection: (ChannelHandlerContext) -> VarlinkConnectionContext
+    private var connection: VarlinkConnectionContext?
+    private var context: ChannelHandlerContext?
+
+    private var slots = CircularBuffer<Slot>(initialCapacity: 16)
+    /// Sequence number of `slots.first`.
+    private var firstSequence = 0
+    private var waiting = CircularBuffer<Incoming>()
+    private var streamActive = false
+    /// No more calls are taken (protocol violation, quiescing, closed).
+    private var refusing = false
+    private var quiescing = false
+    private var closed = false
+
+    private var inReadBurst = false
+    private var needsFlush = false
+    private var flushScheduled = false
+    private var readsHeld = false
+    private var readPending = false
+    private var draining = false
+    private var drainAgain = false
+
+    init(
+        registry: VarlinkRegistry,
+        configuration: VarlinkServerConfiguration,
+        makeConnection: @escaping (ChannelHandlerContext) -> VarlinkConnectionContext
+    ) {
+        self.registry = registry
+        self.configuration = configuration
+        self.makeConnection = makeConnection
+    }
+
+    private var loopBound: NIOLoopBound<VarlinkConnectionHandler> {
+        // Only touched on the event loop: handlerAdded set `context`.
+        NIOLoopBound(self, eventLoop: context!.eventLoop)
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+        self.connection = makeConnection(context)
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        endEverything()
+        self.context = nil
+    }
+
+    // MARK: Inbound
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        inReadBurst = true
+        if refusing { return }
+        let frame = unwrapInboundIn(data)
+        let message: [String: JSONValue]
+        do {
+            message = try VarlinkWireFormat.parseMessage(frame, maximumDepth: configuration.maximumNestingDepth)
+        } catch {
+            reject(violation: error)
+            return
+        }
+        do {
+            receive(.call(try VarlinkCall(message: message)))
+        } catch {
+            let oneway = message["oneway"] == .bool(true)
+            receive(.rejected(oneway ? nil : .invalidParameter(error.member), closeAfter: false))
+        }
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        inReadBurst = false
+        flushIfNeeded()
+        context.fireChannelReadComplete()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if let violation = error as? VarlinkProtocolViolation, case .messageTooLarge = violation {
+            reject(violation: violation)
+            flushIfNeeded()
+            return
+        }
+        connection?.logger.debug("varlink connection error", metadata: ["error": "\(error)"])
+        context.close(promise: nil)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        endEverything()
+        context.fireChannelInactive()
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if streamActive, case .streaming(let stream, _)? = slots.first {
+            stream.writabilityChanged(context.channel.isWritable)
+        }
+        context.fireChannelWritabilityChanged()
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        guard event is ChannelShouldQuiesceEvent else {
+            context.fireUserInboundEventTriggered(event)
+            return
+        }
+        quiescing = true
+        refusing = true
+        drain()
+    }
+
+    // MARK: Outbound
+
+    func read(context: ChannelHandlerContext) {
+        if readsHeld {
+            readPending = true
+        } else {
+            context.read()
+        }
+    }
+
+    // MARK: Ordering
+
+    private func reject(violation: VarlinkProtocolViolation) {
+        connection?.logger.info(
+            "varlink protocol violation, closing connection", metadata: ["reason": "\(violation)"])
+        receive(.rejected(configuration.protocolViolationReply(violation), closeAfter: true))
+        refusing = true
+    }
+
+    private func receive(_ item: Incoming) {
+        if !waiting.isEmpty || !canStart(item) {
+            waiting.append(item)
+        } else {
+            start(item)
+        }
+        holdReadsIfBacklogged()
+    }
+
+    private func canStart(_ item: Incoming) -> Bool {
+        if streamActive { return false }
+        if case .call(let call) = item, call.more { return slots.isEmpty }
+        return true
+    }
+
+    private func start(_ item: Incoming) {
+        let sequence = firstSequence + slots.count
+        let call: VarlinkCall
+        switch item {
+        case .rejected(let error, let closeAfter):
+            slots.append(.answered(error.map { .reply(VarlinkReply(error: $0)) }, closeAfter: closeAfter))
+            drain()
+            return
+        case .call(let c):
+            call = c
+        }
+        let method: VarlinkMethod
+        switch registry.resolve(call.method) {
+        case .success(let found): method = found
+        case .failure(let error):
+            answer(call, with: error)
+            return
+        }
+        if call.upgrade {
+            answer(call, with: .invalidParameter("upgrade"))
+            return
+        }
+        if method.requiresMore, !call.more {
+            answer(call, with: .expectedMore)
+            return
+        }
+        guard let connection else { return }
+        switch method.body {
+        case .synchronous(let body):
+            let result: Result<[String: JSONValue], any Error>
+            do { result = .success(try body(call, connection)) } catch { result = .failure(error) }
+            slots.append(.answered(call.oneway ? nil : reply(result, method: call.method), closeAfter: false))
+            drain()
+        case .responding(let body):
+            slots.append(.running(oneway: call.oneway))
+            body(call, connection, VarlinkResponder(connection: loopBound, eventLoop: connection.eventLoop, sequence: sequence))
+        case .streaming(let body):
+            guard let channel = context?.channel else { return }
+            let stream = VarlinkReplyStream(connection: loopBound, channel: channel, sequence: sequence)
+            slots.append(.streaming(stream, oneway: call.oneway))
+            streamActive = true
+            body(call, connection, stream)
+        }
+    }
+
+    private func answer(_ call: VarlinkCall, with error: VarlinkCallError) {
+        slots.append(.answered(call.oneway ? nil : .reply(VarlinkReply(error: error)), closeAfter: false))
+        drain()
+    }
+
+    private func reply(_ result: Result<[String: JSONValue], any Error>, method: String) -> VarlinkOutboundMessage {
+        switch result {
+        case .success(let parameters):
+            return .reply(VarlinkReply(parameters: parameters))
+        case .failure(let error as VarlinkCallError):
+            return .reply(VarlinkReply(error: error))
+        case .failure(let error):
+            connection?.logger.error(
+                "varlink handler failed unexpectedly", metadata: ["method": "\(method)", "error": "\(error)"])
+            return .reply(VarlinkReply(error: configuration.unexpectedErrorReply(error)))
+        }
+    }
+
+    /// A responder's answer, on the event loop.
+    func complete(sequence: Int, with result: Result<[String: JSONValue], any Error>) {
+        let index = sequence - firstSequence
+        guard index >= 0, index < slots.count, case .running(let oneway) = slots[offset: index] else {
+            return  // answered twice, or the connection is gone
+        }
+        slots[offset: index] = .answered(oneway ? nil : reply(result, method: ""), closeAfter: false)
+        if index == 0 { drain() }
+    }
+
+    /// A stream's replies, on the event loop. A live stream is always the
+    /// first slot: it starts only when every earlier call is answered.
+    func streamSend(sequence: Int, messages: [VarlinkOutboundMessage], final: Bool) {
+        guard sequence == firstSequence, case .streaming(let stream, let oneway)? = slots.first else { return }
+        if !oneway {
+            for message in messages { emit(message) }
+        }
+        if final {
+            slots[offset: 0] = .answered(nil, closeAfter: false)
+            streamActive = false
+            stream.terminate()
+            drain()
+        }
+    }
+
+    /// Sends answered replies from the front, then starts calls that were
+    /// waiting, until nothing moves. Re-entrant calls (a synchronous handler
+    /// answering inside `start`) just ask for another pass.
+    private func drain() {
+        if draining {
+            drainAgain = true
+            return
+        }
+        draining = true
+        defer { draining = false }
+        repeat {
+            drainAgain = false
+            while case .answered(let message, let closeAfter)? = slots.first {
+                slots.removeFirst()
+                firstSequence += 1
+                if let message { emit(message) }
+                if closeAfter {
+                    closeAfterWrites()
+                    return
+                }
+            }
+            while let next = waiting.first, canStart(next) {
+                waiting.removeFirst()
+                start(next)
+            }
+        } while drainAgain
+        if quiescing, (slots.isEmpty && waiting.isEmpty) || streamActive {
+            closeAfterWrites()
+            return
+        }
+        releaseReadsIfDrained()
+    }
+
+    // MARK: Writing and closing
+
+    private func emit(_ message: VarlinkOutboundMessage) {
+        guard !closed, let context else { return }
+        context.write(wrapOutboundOut(message), promise: nil)
+        needsFlush = true
+        if !inReadBurst { scheduleFlush() }
+    }
+
+    private func scheduleFlush() {
+        guard !flushScheduled, let context else { return }
+        flushScheduled = true
+        let handler = loopBound
+        context.eventLoop.execute {
+            handler.value.flushScheduled = false
+            handler.value.flushIfNeeded()
+        }
+    }
+
+    private func flushIfNeeded() {
+        guard needsFlush, !closed, let context else { return }
+        needsFlush = false
+        context.flush()
+    }
+
+    /// Closes once everything written so far has reached the socket, so the
+    /// last replies (a violation's explanation) are not dropped.
+    private func closeAfterWrites() {
+        guard !closed, let context else { return }
+        refusing = true
+        closed = true
+        readsHeld = true
+        let written = context.eventLoop.makePromise(of: Void.self)
+        context.writeAndFlush(wrapOutboundOut(.barrier), promise: written)
+        needsFlush = false
+        let channel = context.channel
+        written.futureResult.whenComplete { _ in channel.close(promise: nil) }
+    }
+
+    /// The connection is gone: streams end, running calls' answers will be dropped.
+    private func endEverything() {
+        closed = true
+        refusing = true
+        let ending = slots
+        slots.removeAll()
+        waiting.removeAll()
+        firstSequence += ending.count
+        streamActive = false
+        for case .streaming(let stream, _) in ending { stream.terminate() }
+    }
+
+    // MARK: Read backpressure
+
+    private func holdReadsIfBacklogged() {
+        if slots.count + waiting.count >= configuration.maximumPendingCallsPerConnection { readsHeld = true }
+    }
+
+    private func releaseReadsIfDrained() {
+        guard readsHeld, !closed,
+            slots.count + waiting.count < configuration.maximumPendingCallsPerConnection / 2
+        else { return }
+        readsHeld = false
+        if readPending, let context {
+            readPending = false
+            context.read()
+        }
+    }
+}

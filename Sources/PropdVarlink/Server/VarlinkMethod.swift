@@ -1,0 +1,80 @@
+public import PropdJSON
+
+/// One method of an interface and the code that answers it.
+///
+/// Four shapes, from cheapest to most general:
+///
+/// ```swift
+/// // Runs on the connection's event loop; no thread hop. Must not block.
+/// .synchronous("Ping") { call, connection in ["pong": call.parameters["ping"] ?? nil] }
+/// // Runs in a Task; for work that awaits.
+/// .asynchronous("Get") { call, connection in try await store.get(call) }
+/// // Answer later from any thread, without a Task (e.g. from a writer queue).
+/// .responding("Set") { call, connection, responder in queue.enqueue(call, responder) }
+/// // Several replies; requires `more` (else org.varlink.service.ExpectedMore).
+/// .streaming("Subscribe") { call, connection, stream in hub.add(stream) }
+/// ```
+public struct VarlinkMethod: Sendable {
+    /// The unqualified method name, e.g. `GetInfo`.
+    public let name: String
+    let body: Body
+
+    enum Body: Sendable {
+        case synchronous(@Sendable (VarlinkCall, VarlinkConnectionContext) throws -> [String: JSONValue])
+        case responding(@Sendable (VarlinkCall, VarlinkConnectionContext, VarlinkResponder) -> Void)
+        case streaming(@Sendable (VarlinkCall, VarlinkConnectionContext, VarlinkReplyStream) -> Void)
+    }
+
+    /// Whether a call must be made with `more` (a streaming-only method).
+    public var requiresMore: Bool {
+        if case .streaming = body { return true }
+        return false
+    }
+
+    /// A method answered on the event loop that received the call. Throw a
+    /// ``VarlinkCallError`` to answer with an error.
+    public static func synchronous(
+        _ name: String,
+        _ body: @escaping @Sendable (VarlinkCall, VarlinkConnectionContext) throws -> [String: JSONValue]
+    ) -> VarlinkMethod {
+        VarlinkMethod(name: name, body: .synchronous(body))
+    }
+
+    /// A method answered by an async function running in its own Task.
+    /// Calls pipelined on one connection run concurrently; their replies are
+    /// still sent in call order.
+    public static func asynchronous(
+        _ name: String,
+        _ body: @escaping @Sendable (VarlinkCall, VarlinkConnectionContext) async throws -> [String: JSONValue]
+    ) -> VarlinkMethod {
+        VarlinkMethod(
+            name: name,
+            body: .responding { call, connection, responder in
+                Task {
+                    do {
+                        responder.succeed(try await body(call, connection))
+                    } catch {
+                        responder.fail(error)
+                    }
+                }
+            })
+    }
+
+    /// A method that answers through `responder`, exactly once, from any thread.
+    public static func responding(
+        _ name: String,
+        _ body: @escaping @Sendable (VarlinkCall, VarlinkConnectionContext, VarlinkResponder) -> Void
+    ) -> VarlinkMethod {
+        VarlinkMethod(name: name, body: .responding(body))
+    }
+
+    /// A streaming method: `body` keeps `stream` and sends replies through it
+    /// until it calls one of its `finish` methods. Calls after it on the same
+    /// connection wait until it finishes (Varlink answers in order).
+    public static func streaming(
+        _ name: String,
+        _ body: @escaping @Sendable (VarlinkCall, VarlinkConnectionContext, VarlinkReplyStream) -> Void
+    ) -> VarlinkMethod {
+        VarlinkMethod(name: name, body: .streaming(body))
+    }
+}

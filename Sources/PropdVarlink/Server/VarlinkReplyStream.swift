@@ -1,0 +1,122 @@
+public import NIOCore
+public import PropdJSON
+import NIOConcurrencyHelpers
+
+/// The replies of one streaming call (`more: true`), sent from any thread.
+///
+/// Every reply but the last carries `continues: true`; one of the `finish`
+/// methods sends the last. Sends after the end are dropped.
+///
+/// Backpressure: ``isWritable`` turns false when the connection's outbound
+/// buffer is above the server's high-water mark (the client reads slower
+/// than the stream produces) and ``onWritabilityChange(_:)`` reports each
+/// flip, so a producer can coalesce or end a slow consumer with an error:
+///
+/// ```swift
+/// .streaming("Subscribe") { call, connection, stream in
+///     stream.onTermination { hub.remove(id) }
+///     hub.add(id) { event in
+///         if !stream.isWritable && backlog > limit { stream.finish(throwing: slowConsumer) }
+///         else { stream.send(encodedParameters: event.encoded) }
+///     }
+/// }
+/// ```
+public final class VarlinkReplyStream: Sendable {
+    private let connection: NIOLoopBound<VarlinkConnectionHandler>
+    private let channel: any Channel
+    let sequence: Int
+    private let state = NIOLockedValueBox(State())
+
+    private struct State {
+        var ended = false
+        var onTermination: (@Sendable () -> Void)?
+        var onWritabilityChange: (@Sendable (Bool) -> Void)?
+    }
+
+    init(connection: NIOLoopBound<VarlinkConnectionHandler>, channel: any Channel, sequence: Int) {
+        self.connection = connection
+        self.channel = channel
+        self.sequence = sequence
+    }
+
+    /// The event loop of the connection; sends made on it skip a thread hop.
+    public var eventLoop: any EventLoop { channel.eventLoop }
+
+    /// False while the connection's unsent bytes are above the high-water mark.
+    public var isWritable: Bool { channel.isWritable }
+
+    /// Whether the stream has ended (finished, or its connection closed).
+    public var isEnded: Bool { state.withLockedValue { $0.ended } }
+
+    /// Sends one reply with `continues: true`.
+    public func send(_ parameters: [String: JSONValue]) {
+        deliver([.reply(VarlinkReply(parameters: parameters, continues: true))], final: false)
+    }
+
+    /// Sends one reply whose parameters object is already encoded JSON
+    /// (e.g. `{"event":{...}}`), so one event is encoded once for all streams.
+    public func send(encodedParameters: ByteBuffer) {
+        deliver([.encodedReply(parameters: encodedParameters, continues: true)], final: false)
+    }
+
+    /// Sends several pre-encoded replies with one hop to the event loop and one flush.
+    public func send(contentsOf encodedParameters: [ByteBuffer]) {
+        deliver(encodedParameters.map { .encodedReply(parameters: $0, continues: true) }, final: false)
+    }
+
+    /// Sends the last reply (no `continues`) and ends the stream.
+    public func finish(_ parameters: [String: JSONValue] = [:]) {
+        deliver([.reply(VarlinkReply(parameters: parameters))], final: true)
+    }
+
+    /// Ends the stream with an error reply.
+    public func finish(throwing error: VarlinkCallError) {
+        deliver([.reply(VarlinkReply(error: error))], final: true)
+    }
+
+    /// Runs `handler` once when the stream ends, whether finished or because
+    /// the connection closed; at once if it has already ended.
+    public func onTermination(_ handler: @escaping @Sendable () -> Void) {
+        let endedAlready = state.withLockedValue { state in
+            if state.ended { return true }
+            state.onTermination = handler
+            return false
+        }
+        if endedAlready { handler() }
+    }
+
+    /// Runs `handler` on the event loop each time ``isWritable`` changes
+    /// while the stream is live.
+    public func onWritabilityChange(_ handler: @escaping @Sendable (Bool) -> Void) {
+        state.withLockedValue { $0.onWritabilityChange = handler }
+    }
+
+    private func deliver(_ messages: [VarlinkOutboundMessage], final: Bool) {
+        if state.withLockedValue({ $0.ended }) { return }
+        let connection = self.connection
+        let sequence = self.sequence
+        if channel.eventLoop.inEventLoop {
+            connection.value.streamSend(sequence: sequence, messages: messages, final: final)
+        } else {
+            channel.eventLoop.execute {
+                connection.value.streamSend(sequence: sequence, messages: messages, final: final)
+            }
+        }
+    }
+
+    /// Called by the connection on its event loop when the stream can no longer send.
+    func terminate() {
+        let handler: (@Sendable () -> Void)? = state.withLockedValue { state in
+            if state.ended { return nil }
+            state.ended = true
+            defer { state.onTermination = nil; state.onWritabilityChange = nil }
+            return state.onTermination
+        }
+        handler?()
+    }
+
+    func writabilityChanged(_ writable: Bool) {
+        let handler = state.withLockedValue { $0.onWritabilityChange }
+        handler?(writable)
+    }
+}

@@ -1,0 +1,255 @@
+public import Logging
+public import NIOCore
+import NIOConcurrencyHelpers
+public import NIOPosix
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A Varlink service on a Unix stream socket.
+///
+/// Serves the given interfaces plus `org.varlink.service` (GetInfo,
+/// GetInterfaceDescription). `run()` listens and serves until
+/// ``beginGracefulShutdown()`` or cancellation; it fits a ServiceLifecycle
+/// service (`withGracefulShutdownHandler { try await server.run() }
+/// onGracefulShutdown: { server.beginGracefulShutdown() }`).
+///
+/// ```swift
+/// let server = try VarlinkServer(
+///     address: .path("/tmp/ping.sock"),
+///     info: VarlinkServiceInfo(vendor: "Example", product: "ping", version: "1", url: "https://example.org"),
+///     interfaces: [ping],
+///     logger: logger)
+/// try await server.run()
+/// ```
+public final class VarlinkServer: Sendable {
+    public let address: VarlinkBindAddress
+    public let configuration: VarlinkServerConfiguration
+    let registry: VarlinkRegistry
+    private let group: any EventLoopGroup
+    private let logger: Logger
+    private let state = NIOLockedValueBox(State())
+
+    private struct State {
+        enum Phase {
+            case idle
+            case binding
+            case listening(any Channel)
+            case stopped
+        }
+
+        var phase = Phase.idle
+        var shutdownRequested = false
+        var listenResult: Result<Void, VarlinkServerError>?
+        var listenWaiters: [CheckedContinuation<Void, any Error>] = []
+        var connections: [UInt64: any Channel] = [:]
+        var nextConnectionID: UInt64 = 1
+    }
+
+    /// - Throws: ``VarlinkRegistrationError`` when interfaces or methods collide.
+    public init(
+        address: VarlinkBindAddress,
+        info: VarlinkServiceInfo,
+        interfaces: [VarlinkInterface],
+        configuration: VarlinkServerConfiguration = VarlinkServerConfiguration(),
+        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        logger: Logger
+    ) throws(VarlinkRegistrationError) {
+        self.address = address
+        self.configuration = configuration
+        self.registry = try VarlinkRegistry(info: info, interfaces: interfaces)
+        self.group = eventLoopGroup
+        self.logger = logger
+    }
+
+    /// The number of open connections (refused ones are not counted).
+    public var connectionCount: Int { state.withLockedValue { $0.connections.count } }
+
+    /// Returns once the server accepts connections; throws if it could not listen.
+    public func listening() async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            let result: Result<Void, VarlinkServerError>? = state.withLockedValue { state in
+                if let result = state.listenResult { return result }
+                state.listenWaiters.append(continuation)
+                return nil
+            }
+            if let result { continuation.resume(with: result.mapError { $0 }) }
+        }
+    }
+
+    /// Listens and serves until a graceful shutdown completes or the task is
+    /// cancelled (which closes every connection at once).
+    public func run() async throws {
+        let alreadyStarted = state.withLockedValue { state in
+            guard case .idle = state.phase else { return true }
+            state.phase = .binding
+            return false
+        }
+        if alreadyStarted {
+            throw VarlinkServerError(code: .alreadyRunning, address: address, reason: "run() called twice")
+        }
+        let serverChannel: any Channel
+        do {
+            serverChannel = try await bind().get()
+            try applySocketFileMode()
+        } catch {
+            let failure = VarlinkServerError(code: .cannotListen, address: address, reason: "\(error)")
+            finishListening(.failure(failure))
+            state.withLockedValue { $0.phase = .stopped }
+            throw failure
+        }
+        let shutdownEarly = state.withLockedValue { state in
+            state.phase = .listening(serverChannel)
+            return state.shutdownRequested
+        }
+        logger.info("varlink server listening", metadata: ["address": "\(address)"])
+        finishListening(.success(()))
+        if shutdownEarly { beginGracefulShutdown() }
+
+        await withTaskCancellationHandler {
+            try? await serverChannel.closeFuture.get()
+            await waitForConnectionsToClose()
+        } onCancel: {
+            self.closeEverything()
+        }
+        state.withLockedValue { $0.phase = .stopped }
+        removeSocketFile()
+        logger.info("varlink server stopped", metadata: ["address": "\(address)"])
+    }
+
+    /// Stops accepting, lets in-flight calls finish and closes each connection
+    /// once it is idle; connections still open after
+    /// ``VarlinkServerConfiguration/gracefulShutdownTimeout`` are closed
+    /// (live streams end at once: their owners see `onTermination`).
+    public func beginGracefulShutdown() {
+        let (serverChannel, connections): ((any Channel)?, [any Channel]) = state.withLockedValue { state in
+            state.shutdownRequested = true
+            guard case .listening(let channel) = state.phase else { return (nil, []) }
+            return (channel, Array(state.connections.values))
+        }
+        guard let serverChannel else { return }
+        serverChannel.close(promise: nil)
+        for connection in connections {
+            connection.pipeline.fireUserInboundEventTriggered(ChannelShouldQuiesceEvent())
+        }
+        let timeout = TimeAmount.nanoseconds(
+            Int64(configuration.gracefulShutdownTimeout.components.seconds) * 1_000_000_000
+                + configuration.gracefulShutdownTimeout.components.attoseconds / 1_000_000_000)
+        serverChannel.eventLoop.scheduleTask(in: timeout) { [self] in
+            let left = state.withLockedValue { Array($0.connections.values) }
+            if !left.isEmpty {
+                logger.info("varlink shutdown timeout, closing connections", metadata: ["count": "\(left.count)"])
+            }
+            for connection in left { connection.close(promise: nil) }
+        }
+    }
+
+    // MARK: Listening
+
+    private func bind() -> EventLoopFuture<any Channel> {
+        let bootstrap = ServerBootstrap(group: group)
+            .serverChannelOption(.backlog, value: 256)
+            .childChannelOption(
+                .writeBufferWaterMark,
+                value: .init(low: configuration.outboundLowWaterMark, high: configuration.outboundHighWaterMark)
+            )
+            .childChannelInitializer { [self] channel in initialize(channel) }
+        switch address.value {
+        case .path(let path):
+            return bootstrap.bind(unixDomainSocketPath: path, cleanupExistingSocketFile: true)
+        case .activated(let fd):
+            return bootstrap.withBoundSocket(fd)
+        }
+    }
+
+    private func applySocketFileMode() throws {
+        guard case .path(let path) = address.value, let mode = configuration.socketFileMode else { return }
+        if chmod(path, mode) != 0 {
+            throw VarlinkServerError(code: .cannotListen, address: address, reason: "chmod failed (errno \(errno))")
+        }
+    }
+
+    private func removeSocketFile() {
+        guard case .path(let path) = address.value else { return }
+        unlink(path)
+    }
+
+    private func finishListening(_ result: Result<Void, VarlinkServerError>) {
+        let waiters = state.withLockedValue { state in
+            state.listenResult = result
+            defer { state.listenWaiters = [] }
+            return state.listenWaiters
+        }
+        for waiter in waiters { waiter.resume(with: result.mapError { $0 }) }
+    }
+
+    // MARK: Connections
+
+    private func initialize(_ channel: any Channel) -> EventLoopFuture<Void> {
+        let registry = self.registry
+        let configuration = self.configuration
+        let admission: UInt64? = state.withLockedValue { state in
+            guard !state.shutdownRequested, state.connections.count < configuration.maximumConnections else {
+                return nil
+            }
+            let id = state.nextConnectionID
+            state.nextConnectionID += 1
+            state.connections[id] = channel
+            return id
+        }
+        guard let id = admission else { return refuse(channel) }
+        channel.closeFuture.whenComplete { [self] _ in
+            _ = state.withLockedValue { $0.connections.removeValue(forKey: id) }
+        }
+        var connectionLogger = logger
+        connectionLogger[metadataKey: "varlink.connection"] = "\(id)"
+        return VarlinkPeerCredentials.read(from: channel).flatMapThrowing { [connectionLogger] peer in
+            var logger = connectionLogger
+            if let peer { logger[metadataKey: "varlink.peer"] = "\(peer)" }
+            let connection = VarlinkConnectionContext(
+                id: id, peer: peer, logger: logger, eventLoop: channel.eventLoop, closeFuture: channel.closeFuture)
+            try channel.pipeline.syncOperations.addHandlers([
+                ByteToMessageHandler(VarlinkFrameDecoder(maximumMessageSize: configuration.maximumMessageSize)),
+                VarlinkMessageEncoder(),
+                VarlinkConnectionHandler(registry: registry, configuration: configuration) { _ in connection },
+            ])
+            logger.debug("varlink connection accepted")
+        }
+    }
+
+    private func refuse(_ channel: any Channel) -> EventLoopFuture<Void> {
+        logger.info(
+            "varlink connection refused", metadata: ["maximumConnections": "\(configuration.maximumConnections)"])
+        guard let reply = configuration.connectionLimitReply else {
+            return channel.close()
+        }
+        return channel.eventLoop.makeCompletedFuture {
+            try channel.pipeline.syncOperations.addHandlers([
+                ByteToMessageHandler(VarlinkFrameDecoder(maximumMessageSize: configuration.maximumMessageSize)),
+                VarlinkMessageEncoder(),
+                VarlinkRefusalHandler(reply: reply),
+            ])
+        }
+    }
+
+    private func waitForConnectionsToClose() async {
+        while true {
+            let open = state.withLockedValue { Array($0.connections.values) }
+            guard let first = open.first else { return }
+            try? await first.closeFuture.get()
+        }
+    }
+
+    private func closeEverything() {
+        let (serverChannel, connections): ((any Channel)?, [any Channel]) = state.withLockedValue { state in
+            state.shutdownRequested = true
+            if case .listening(let channel) = state.phase { return (channel, Array(state.connections.values)) }
+            return (nil, Array(state.connections.values))
+        }
+        serverChannel?.close(promise: nil)
+        for connection in connections { connection.close(promise: nil) }
+    }
+}

@@ -1,0 +1,53 @@
+#if canImport(Glibc)
+public import Glibc
+#elseif canImport(Darwin)
+public import Darwin
+#endif
+
+/// Limits and policies of a ``VarlinkServer``.
+public struct VarlinkServerConfiguration: Sendable {
+    /// Largest message, in bytes without its NUL (default 8 MiB). A bigger
+    /// one closes its connection after the violation reply.
+    public var maximumMessageSize = VarlinkFrameDecoder.defaultMaximumMessageSize
+    /// Deepest JSON nesting accepted in a message.
+    public var maximumNestingDepth = VarlinkWireFormat.defaultMaximumDepth
+    /// Open connections beyond this are refused (see ``connectionLimitReply``).
+    public var maximumConnections = 1024
+    /// Calls received but not yet answered on one connection beyond which the
+    /// server stops reading from it until replies drain (a client pipelining
+    /// without reading cannot grow the server's memory without bound).
+    public var maximumPendingCallsPerConnection = 4096
+    /// Permissions of the socket file of a ``VarlinkBindAddress/path(_:)``
+    /// address, applied right after bind; nil leaves the umask's result.
+    public var socketFileMode: mode_t? = 0o660
+    /// Outbound bytes above which a connection reports not writable
+    /// (``VarlinkReplyStream/isWritable``), and below which it recovers.
+    public var outboundHighWaterMark = 256 * 1024
+    public var outboundLowWaterMark = 64 * 1024
+    /// How long a graceful shutdown waits for in-flight calls before closing
+    /// every connection.
+    public var gracefulShutdownTimeout: Duration = .seconds(5)
+
+    /// The reply sent before closing a connection whose input cannot be read
+    /// as messages; nil closes without a reply. The default answers
+    /// `org.varlink.service.InvalidParameter(parameter: "message")` with a
+    /// `reason` text; a service may map ``VarlinkProtocolViolation/messageTooLarge(limit:)``
+    /// to its own limit error.
+    public var protocolViolationReply: @Sendable (VarlinkProtocolViolation) -> VarlinkCallError? = { violation in
+        VarlinkCallError(
+            name: "org.varlink.service.InvalidParameter",
+            parameters: ["parameter": "message", "reason": .string(violation.description)])
+    }
+
+    /// The reply to the first call of a connection refused because
+    /// ``maximumConnections`` are open; nil closes it without a word.
+    public var connectionLimitReply: VarlinkCallError? = nil
+
+    /// The reply to a call whose handler threw something other than a
+    /// ``VarlinkCallError`` (a bug; it is also logged at error level).
+    public var unexpectedErrorReply: @Sendable (any Error) -> VarlinkCallError = { _ in
+        VarlinkCallError(name: "org.varlink.service.InternalError")
+    }
+
+    public init() {}
+}
