@@ -20,6 +20,8 @@ struct Wakeup: Sendable {
 
     static let none = Wakeup()
 
+    var isEmpty: Bool { handler == nil && waiter == nil }
+
     func fire() {
         waiter?.resume()
         handler?()

@@ -71,23 +71,20 @@ public final class SubscriptionHub: Sendable {
     /// order, to every subscriber with a matching pattern. Returns at once:
     /// it only appends to queues and wakes consumers.
     public func publish(_ changeSets: [ChangeSet]) {
-        var wakeups: [Wakeup] = []
-        registry.withLock { r in
-            r.publish(changeSets, encoder: encoder, wakeups: &wakeups)
-        }
-        for wakeup in wakeups { wakeup.fire() }
+        deliver(changeSets)
     }
 
     /// Delivers one committed change set.
     public func publish(_ changeSet: ChangeSet) {
-        publish(CollectionOfOne(changeSet))
+        deliver(CollectionOfOne(changeSet))
     }
 
-    private func publish(_ changeSets: CollectionOfOne<ChangeSet>) {
+    private func deliver<C: Collection<ChangeSet> & Sendable>(_ changeSets: C) {
         var wakeups: [Wakeup] = []
         registry.withLock { r in
             r.publish(changeSets, encoder: encoder, wakeups: &wakeups)
         }
+        // Outside the lock: a handler may call back into the hub.
         for wakeup in wakeups { wakeup.fire() }
     }
 

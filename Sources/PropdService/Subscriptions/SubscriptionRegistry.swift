@@ -54,7 +54,7 @@ struct Registry {
         return cores
     }
 
-    mutating func publish<C: Collection<ChangeSet>>(_ changeSets: C, encoder: @escaping EventEncoder, wakeups: inout [Wakeup]) {
+    mutating func publish<C: Collection<ChangeSet> & Sendable>(_ changeSets: C, encoder: @escaping EventEncoder, wakeups: inout [Wakeup]) {
         guard count > 0 else { return }
         for changeSet in changeSets {
             for change in changeSet.changes {
@@ -80,7 +80,7 @@ struct Registry {
             }
             switch result {
             case .accepted(let wakeup):
-                wakeups.append(wakeup)
+                if !wakeup.isEmpty { wakeups.append(wakeup) }
             case .overflowed(let wakeup):
                 wakeups.append(wakeup)
                 unregister(core)
