@@ -41,9 +41,11 @@ struct Backlog {
     }
 
     /// The last `count` values of a key, oldest first, ending with its current
-    /// value. Deletions are not values and are left out; if history does not
-    /// end with the current value (compacted, or a value without an entry),
-    /// the current value is added so the newest replayed value is always the current one.
+    /// value. Deletions are not values and are left out (should a source send
+    /// them). If history does not end with the current value (compacted, or a
+    /// value without an entry), the current value is added, so the newest
+    /// replayed value is always the current one. An error entry keeps the
+    /// value before it, as the property does.
     static func replayEvents(of property: Property, history: [Event], count: Int) -> [Event] {
         var values = history.filter { $0.kind != .delete && $0.revision <= property.revision }
         if values.last?.revision != property.revision, property.value != nil || property.error != nil {
@@ -52,8 +54,19 @@ struct Backlog {
                     key: property.key.rawValue, kind: .set, value: property.value,
                     revision: property.revision, error: property.error))
         }
-        return values.suffix(count).map {
-            Event(key: property.key.rawValue, kind: .replay, value: $0.value, revision: $0.revision, error: $0.error)
+        var lastValue: JSONValue?
+        var events: [Event] = []
+        for entry in values {
+            let value = entry.kind == .error ? (entry.value ?? lastValue) : entry.value
+            lastValue = value
+            events.append(Event(key: property.key.rawValue, kind: .replay, value: value, revision: entry.revision, error: entry.error))
         }
+        if var newest = events.popLast() {
+            // The newest is the property as it is now.
+            newest.value = property.value
+            newest.error = property.error
+            events.append(newest)
+        }
+        return Array(events.suffix(count))
     }
 }

@@ -14,9 +14,9 @@ public protocol BacklogSource: Sendable {
     /// key, and the store revision they were read at.
     func currentProperties(matching patterns: [KeyPattern]) async throws -> (properties: [Property], revision: Revision)
 
-    /// The last `count` entries of `key`'s history with a revision at or below
-    /// `revision`, OLDEST FIRST, as events (kind `set`, `delete` or `error`;
-    /// the hub turns them into `replay` events).
+    /// The last `count` values of `key` (its `set` and `error` entries, not
+    /// its deletions) with a revision at or below `revision`, OLDEST FIRST, as
+    /// events; the hub turns them into `replay` events.
     func history(of key: Key, last count: Int, through revision: Revision) async throws -> [Event]
 
     /// Every change set with a revision above `since`, in revision order,

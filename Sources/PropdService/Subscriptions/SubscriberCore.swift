@@ -44,6 +44,10 @@ final class SubscriberCore: Sendable {
         var backlog: [EncodedEvent] = []
         var backlogCursor = 0
         var live: PendingEvents
+        /// The backlog's revision R once installed: live events at or below it
+        /// are already in the backlog (a commit can be read by the backlog
+        /// before the writer gets to publish it).
+        var backlogRevision: Revision?
         /// The last revision whose events were all handed to the consumer.
         var lastFullySent: Revision
         /// The consumer saw `.pending` and must be told when that changes.
@@ -93,6 +97,11 @@ final class SubscriberCore: Sendable {
             case .ended: return .ended
             case .loading, .streaming: break
             }
+            var events = events[...]
+            if let floor = s.backlogRevision, let first = events.first, first.event.revision <= floor {
+                events = events.drop { $0.event.revision <= floor }
+                if events.isEmpty { return .accepted(.none) }
+            }
             if !request.coalesce && s.live.count + events.count > maximumPendingEvents {
                 s.phase = .ended(.slowConsumer(revision: s.lastFullySent))
                 s.live.removeAll()
@@ -112,6 +121,7 @@ final class SubscriberCore: Sendable {
         let wake: Wakeup = state.withLock { s in
             guard case .loading = s.phase else { return .none }
             s.live.removeAll(through: revision)
+            s.backlogRevision = revision
             s.backlog = backlog
             s.backlogCursor = 0
             s.phase = .streaming

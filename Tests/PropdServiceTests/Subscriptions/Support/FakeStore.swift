@@ -23,6 +23,8 @@ final class FakeStore: BacklogSource {
     let beforeRead: (@Sendable (FakeStore) -> Void)?
     /// Called after the snapshot is taken, before the backlog is returned.
     let afterRead: (@Sendable (FakeStore) -> Void)?
+    /// Committed but not yet published (see ``commitWithoutPublishing(_:)``).
+    let unpublished = Mutex<[ChangeSet]>([])
 
     init(
         hub: SubscriptionHub, beforeRead: (@Sendable (FakeStore) -> Void)? = nil,
@@ -63,6 +65,25 @@ final class FakeStore: BacklogSource {
         }
     }
 
+    /// Commits one revision and holds its publication back until the next
+    /// ``publishHeldBack()``: the window between commit and publish.
+    func commitWithoutPublishing(_ values: [(String, JSONValue)]) {
+        writer.withLock { _ in
+            let changeSet = commit(values.map { Change.set(key($0.0), $0.1) })
+            unpublished.withLock { $0.append(changeSet) }
+        }
+    }
+
+    func publishHeldBack() {
+        writer.withLock { _ in
+            let held = unpublished.withLock { held in
+                defer { held = [] }
+                return held
+            }
+            hub.publish(held)
+        }
+    }
+
     /// Commits and publishes one revision, as the single writer does.
     @discardableResult
     func write(_ changes: [Change]) -> ChangeSet {
@@ -73,6 +94,7 @@ final class FakeStore: BacklogSource {
         }
     }
 
+    @discardableResult
     func write(_ values: [(String, JSONValue)]) -> ChangeSet {
         write(values.map { Change.set(key($0.0), $0.1) })
     }
@@ -120,7 +142,7 @@ final class FakeStore: BacklogSource {
         state.withLock { s in
             var events: [Event] = []
             for changeSet in s.history where changeSet.revision <= revision {
-                for change in changeSet.changes where change.key == key {
+                for change in changeSet.changes where change.key == key && change.kind != .delete {
                     events.append(change.event(at: changeSet.revision))
                 }
             }
