@@ -1,0 +1,69 @@
+public import PropdCore
+import Synchronization
+
+/// Turns an event into the bytes a subscriber is sent (for the Varlink layer:
+/// the whole reply frame, `{"parameters":{"event":…},"continues":true}` and its NUL).
+public typealias EventEncoder = @Sendable (Event) -> [UInt8]
+
+/// One event and its encoding, shared by every subscriber it is delivered to.
+///
+/// The bytes are produced the first time any subscriber asks for them, on that
+/// subscriber's thread (not the writer's), and then reused by all others: an
+/// event is encoded once however many subscribers receive it, and never when
+/// nobody reads it (a coalesced-away event, a subscriber that was cancelled).
+public final class EncodedEvent: Sendable {
+    public let event: Event
+    private let encoder: EventEncoder
+    private let cache = Mutex<[UInt8]?>(nil)
+
+    public init(_ event: Event, encoder: @escaping EventEncoder) {
+        self.event = event
+        self.encoder = encoder
+    }
+
+    /// The encoded event; encodes on first use.
+    public var bytes: [UInt8] {
+        cache.withLock { cached in
+            if let bytes = cached { return bytes }
+            let bytes = encoder(event)
+            cached = bytes
+            return bytes
+        }
+    }
+
+    /// Whether the bytes were already produced (for tests and statistics).
+    public var isEncoded: Bool { cache.withLock { $0 != nil } }
+}
+
+/// Encoders for events.
+public enum EventEncoding {
+    /// The event as the contract's `Event` object:
+    /// `{"key":"room.temp","kind":"set","value":21,"revision":7}`; `value` and
+    /// `error` are left out when absent.
+    public static let jsonObject: EventEncoder = { event in
+        var out: [UInt8] = []
+        out.reserveCapacity(64 + event.key.utf8.count)
+        encodeObject(event, into: &out)
+        return out
+    }
+
+    /// Appends the event's JSON object to `out`.
+    public static func encodeObject(_ event: Event, into out: inout [UInt8]) {
+        out.append(contentsOf: #"{"key":"#.utf8)
+        JSONValue.encodeString(event.key, into: &out)
+        out.append(contentsOf: #","kind":""#.utf8)
+        out.append(contentsOf: event.kind.rawValue.utf8)
+        out.append(UInt8(ascii: "\""))
+        if let value = event.value {
+            out.append(contentsOf: #","value":"#.utf8)
+            value.encode(into: &out)
+        }
+        out.append(contentsOf: #","revision":"#.utf8)
+        out.append(contentsOf: String(event.revision.rawValue).utf8)
+        if let error = event.error {
+            out.append(contentsOf: #","error":"#.utf8)
+            JSONValue.encodeString(error, into: &out)
+        }
+        out.append(UInt8(ascii: "}"))
+    }
+}

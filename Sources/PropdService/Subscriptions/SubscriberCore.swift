@@ -1,0 +1,238 @@
+import PropdCore
+import Synchronization
+
+/// What a consumer gets when it asks a subscription for events.
+public enum SubscriptionPoll: Sendable {
+    /// The next events, in order (never empty). Events of one revision are
+    /// contiguous, though a batch may end in the middle of a revision.
+    case events([EncodedEvent])
+    /// Nothing now: the readiness handler (or an awaiting iterator) is woken
+    /// as soon as there is.
+    case pending
+    /// The subscription is over; nothing follows.
+    case ended(SubscriptionEnd)
+}
+
+/// Wake-ups owed to a consumer, collected under a lock and fired after it is released.
+struct Wakeup: Sendable {
+    var handler: (@Sendable () -> Void)?
+    var waiter: CheckedContinuation<Void, Never>?
+
+    static let none = Wakeup()
+
+    var isEmpty: Bool { handler == nil && waiter == nil }
+
+    func fire() {
+        waiter?.resume()
+        handler?()
+    }
+}
+
+/// The state of one subscriber, shared by the hub (which appends) and the
+/// consumer (which takes). One lock; the hub takes it while holding its own,
+/// never the other way round.
+final class SubscriberCore: Sendable {
+    enum Phase {
+        /// Registered, backlog not read yet: live events are kept, nothing is handed out.
+        case loading
+        case streaming
+        case ended(SubscriptionEnd)
+    }
+
+    struct State {
+        var phase: Phase = .loading
+        var backlog: [EncodedEvent] = []
+        var backlogCursor = 0
+        var live: PendingEvents
+        /// The backlog's revision R once installed: live events at or below it
+        /// are already in the backlog (a commit can be read by the backlog
+        /// before the writer gets to publish it).
+        var backlogRevision: Revision?
+        /// The last revision whose events were all handed to the consumer.
+        var lastFullySent: Revision
+        /// The consumer saw `.pending` and must be told when that changes.
+        var wantsWakeup = false
+        var readiness: (@Sendable () -> Void)?
+        var waiter: CheckedContinuation<Void, Never>?
+
+        var hasEvents: Bool { backlogCursor < backlog.count || !live.isEmpty }
+
+        mutating func takeWakeup() -> Wakeup {
+            var wake = Wakeup(waiter: waiter)
+            waiter = nil
+            if wantsWakeup {
+                wantsWakeup = false
+                wake.handler = readiness
+            }
+            return wake
+        }
+    }
+
+    let id: SubscriptionID
+    let request: SubscriptionRequest
+    let maximumPendingEvents: Int
+    private let state: Mutex<State>
+
+    init(id: SubscriptionID, request: SubscriptionRequest, maximumPendingEvents: Int) {
+        self.id = id
+        self.request = request
+        self.maximumPendingEvents = maximumPendingEvents
+        var floor = Revision.none
+        if case .since(let since) = request.backlog { floor = since }
+        state = Mutex(State(live: PendingEvents(coalescing: request.coalesce), lastFullySent: floor))
+    }
+
+    enum EnqueueResult {
+        case accepted(Wakeup)
+        /// The bound was exceeded: the subscriber is ended and must leave the hub.
+        case overflowed(Wakeup)
+        /// Already ended; the hub should forget it.
+        case ended
+    }
+
+    /// Appends live events (whole revisions, in order). Called by the hub under its lock.
+    func enqueue(_ events: [EncodedEvent]) -> EnqueueResult {
+        state.withLock { s in
+            switch s.phase {
+            case .ended: return .ended
+            case .loading, .streaming: break
+            }
+            var events = events[...]
+            if let floor = s.backlogRevision, let first = events.first, first.event.revision <= floor {
+                events = events.drop { $0.event.revision <= floor }
+                if events.isEmpty { return .accepted(.none) }
+            }
+            if !request.coalesce && s.live.count + events.count > maximumPendingEvents {
+                s.phase = .ended(.slowConsumer(revision: s.lastFullySent))
+                s.live.removeAll()
+                s.backlog = []
+                s.backlogCursor = 0
+                return .overflowed(s.takeWakeup())
+            }
+            for event in events { s.live.append(event) }
+            if case .loading = s.phase { return .accepted(.none) }
+            return .accepted(s.takeWakeup())
+        }
+    }
+
+    /// Installs the backlog (ending with `synced` at `revision`) and drops the
+    /// live events it already covers, then lets the consumer in.
+    func install(backlog: [EncodedEvent], through revision: Revision) {
+        let wake: Wakeup = state.withLock { s in
+            guard case .loading = s.phase else { return .none }
+            s.live.removeAll(through: revision)
+            s.backlogRevision = revision
+            s.backlog = backlog
+            s.backlogCursor = 0
+            s.phase = .streaming
+            return s.takeWakeup()
+        }
+        wake.fire()
+    }
+
+    /// Ends the subscription; pending events are dropped. A second end is ignored.
+    @discardableResult
+    func end(_ reason: SubscriptionEnd) -> Bool {
+        let (ended, wake): (Bool, Wakeup) = state.withLock { s in
+            if case .ended = s.phase { return (false, .none) }
+            s.phase = .ended(reason)
+            s.live.removeAll()
+            s.backlog = []
+            s.backlogCursor = 0
+            s.wantsWakeup = true
+            return (true, s.takeWakeup())
+        }
+        wake.fire()
+        return ended
+    }
+
+    /// Takes up to `limit` events.
+    func next(limit: Int) -> SubscriptionPoll {
+        state.withLock { s in
+            switch s.phase {
+            case .ended(let reason): return .ended(reason)
+            case .loading:
+                s.wantsWakeup = true
+                return .pending
+            case .streaming: break
+            }
+            guard s.hasEvents else {
+                s.wantsWakeup = true
+                return .pending
+            }
+            var batch: [EncodedEvent] = []
+            batch.reserveCapacity(min(limit, s.backlog.count - s.backlogCursor + s.live.count))
+            while batch.count < limit, s.backlogCursor < s.backlog.count {
+                batch.append(s.backlog[s.backlogCursor])
+                s.backlogCursor += 1
+            }
+            if s.backlogCursor == s.backlog.count, !s.backlog.isEmpty {
+                s.backlog = []
+                s.backlogCursor = 0
+            }
+            while batch.count < limit, let event = s.live.popFirst() {
+                batch.append(event)
+            }
+            s.advanceLastFullySent(after: batch)
+            return .events(batch)
+        }
+    }
+
+    func setReadinessHandler(_ handler: (@Sendable () -> Void)?) {
+        state.withLock { $0.readiness = handler }
+    }
+
+    /// Suspends until events are available or the subscription ends (or the
+    /// waiting task is cancelled).
+    func waitUntilReady() async {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let resumeNow: CheckedContinuation<Void, Never>? = state.withLock { s in
+                    let ready: Bool
+                    switch s.phase {
+                    case .ended: ready = true
+                    case .loading: ready = false
+                    case .streaming: ready = s.hasEvents
+                    }
+                    if ready || Task.isCancelled { return continuation }
+                    // One consumer at a time: a previous waiter is released.
+                    let previous = s.waiter
+                    s.waiter = continuation
+                    return previous
+                }
+                resumeNow?.resume()
+            }
+        } onCancel: {
+            let waiter = state.withLock { s in
+                defer { s.waiter = nil }
+                return s.waiter
+            }
+            waiter?.resume()
+        }
+    }
+
+    /// Pending live events (for statistics and tests).
+    var pendingCount: Int { state.withLock { $0.live.count + ($0.backlog.count - $0.backlogCursor) } }
+}
+
+extension SubscriberCore.State {
+    /// After handing out `batch`: every revision below the last one handed out
+    /// is complete (events come in revision order); the last one is complete
+    /// unless its next event is still pending. `initial` and `replay` events do
+    /// not count (a client cannot resume from them); `synced` at R means R is complete.
+    mutating func advanceLastFullySent(after batch: [EncodedEvent]) {
+        guard let last = batch.last?.event else { return }
+        switch last.kind {
+        case .initial, .replay: return
+        case .synced:
+            lastFullySent = max(lastFullySent, last.revision)
+        case .set, .delete, .error:
+            let nextEvent = backlogCursor < backlog.count ? backlog[backlogCursor] : live.first()
+            if let nextEvent, nextEvent.event.kind != .synced, nextEvent.event.revision == last.revision {
+                lastFullySent = max(lastFullySent, Revision(last.revision.rawValue - 1))
+            } else {
+                lastFullySent = max(lastFullySent, last.revision)
+            }
+        }
+    }
+}

@@ -1,0 +1,101 @@
+public import PropdCore
+import Synchronization
+
+/// Fans committed change sets out to subscribers.
+///
+/// The writer publishes each commit's change sets, in revision order, after
+/// they are durable and visible to readers; connections subscribe and consume.
+///
+/// ```swift
+/// let hub = SubscriptionHub(encoder: varlinkReplyFrame)
+/// // the writer, after each group commit:
+/// hub.publish(changeSets)
+/// // a connection:
+/// let request = try SubscriptionRequest(patterns: [try KeyPattern("room.*")])
+/// let subscription = try await hub.subscribe(request, backlog: store)
+/// for try await event in subscription.events { write(event.bytes) }
+/// ```
+///
+/// Publishing never waits for a consumer: each subscriber has a bounded queue,
+/// and one that overflows it (without `coalesce`) is ended with
+/// ``SubscriptionEnd/slowConsumer(revision:)``. Matching goes through a
+/// ``PatternIndex``; each event is encoded at most once, by the first
+/// consumer that takes it.
+public final class SubscriptionHub: Sendable {
+    public struct Configuration: Sendable, Hashable {
+        /// Live events a subscriber may have waiting before it is ended with
+        /// `SlowConsumer` (coalescing subscribers are never ended: they hold
+        /// at most one pending event per key).
+        public var maximumPendingEvents: Int
+
+        public init(maximumPendingEvents: Int = 10_000) {
+            self.maximumPendingEvents = maximumPendingEvents
+        }
+    }
+
+    public let configuration: Configuration
+    let encoder: EventEncoder
+    private let registry = Mutex(Registry())
+    private let nextID = Atomic<UInt64>(1)
+
+    public init(configuration: Configuration = Configuration(), encoder: @escaping EventEncoder = EventEncoding.jsonObject) {
+        self.configuration = configuration
+        self.encoder = encoder
+    }
+
+    /// Number of live subscriptions (`Stats.subscriptions`).
+    public var subscriptionCount: Int { registry.withLock { $0.count } }
+
+    /// Starts a subscription: registers it first (so nothing committed from
+    /// now on is missed), then reads the backlog from `source`, then queues
+    /// the backlog, one `synced` event at the backlog's revision R, and the
+    /// live events above R that arrived meanwhile (none is lost or doubled).
+    ///
+    /// - Throws: what `source` throws (``SubscriptionError/revisionCompacted(since:oldest:)``),
+    ///   ``SubscriptionError/sinceAhead(since:current:)``, ``SubscriptionError/hubClosed``.
+    public func subscribe(_ request: SubscriptionRequest, backlog source: any BacklogSource) async throws -> Subscription {
+        let id = SubscriptionID(rawValue: nextID.wrappingAdd(1, ordering: .relaxed).oldValue)
+        let core = SubscriberCore(
+            id: id, request: request, maximumPendingEvents: max(1, configuration.maximumPendingEvents))
+        let registered = registry.withLock { $0.register(core) }
+        guard registered else { throw SubscriptionError.hubClosed }
+        let subscription = Subscription(core: core, hub: self)
+        // From here on, failing releases `subscription`, whose deinit unregisters.
+        let backlog = try await Backlog.read(for: request, from: source)
+        let events = backlog.events.map { EncodedEvent($0, encoder: encoder) }
+        core.install(backlog: events + [EncodedEvent(.synced(at: backlog.revision), encoder: encoder)], through: backlog.revision)
+        return subscription
+    }
+
+    /// Delivers committed change sets, which must come in rising revision
+    /// order, to every subscriber with a matching pattern. Returns at once:
+    /// it only appends to queues and wakes consumers.
+    public func publish(_ changeSets: [ChangeSet]) {
+        deliver(changeSets)
+    }
+
+    /// Delivers one committed change set.
+    public func publish(_ changeSet: ChangeSet) {
+        deliver(CollectionOfOne(changeSet))
+    }
+
+    private func deliver<C: Collection<ChangeSet> & Sendable>(_ changeSets: C) {
+        var wakeups: [Wakeup] = []
+        registry.withLock { r in
+            r.publish(changeSets, encoder: encoder, wakeups: &wakeups)
+        }
+        // Outside the lock: a handler may call back into the hub.
+        for wakeup in wakeups { wakeup.fire() }
+    }
+
+    /// Ends every subscription (``SubscriptionEnd/hubClosed``) and refuses new ones.
+    public func close() {
+        let cores = registry.withLock { $0.closeAll() }
+        for core in cores { core.end(.hubClosed) }
+    }
+
+    func remove(_ core: SubscriberCore, reason: SubscriptionEnd) {
+        registry.withLock { $0.unregister(core) }
+        core.end(reason)
+    }
+}

@@ -1,0 +1,93 @@
+import PropdCore
+
+/// The hub's locked state: who is subscribed to what, and the scratch space
+/// of a publication (kept between publications so the fast path allocates
+/// little).
+struct Registry {
+    private var index = PatternIndex<Int>()
+    /// Subscribers by slot; a slot is reused after its subscriber leaves.
+    private var slots: [SubscriberCore?] = []
+    private var freeSlots: [Int] = []
+    private var slotByID: [SubscriptionID: Int] = [:]
+    /// Per slot: the change stamp at which it last matched, to deliver an
+    /// event once to a subscriber whose patterns overlap.
+    private var stamps: [UInt64] = []
+    private var stamp: UInt64 = 0
+    /// Per slot: the events of the publication in progress.
+    private var outbox: [[EncodedEvent]] = []
+    private var touched: [Int] = []
+    private var matched: [Int] = []
+    private(set) var count = 0
+    private var closed = false
+
+    mutating func register(_ core: SubscriberCore) -> Bool {
+        guard !closed else { return false }
+        let slot: Int
+        if let free = freeSlots.popLast() {
+            slot = free
+            slots[slot] = core
+        } else {
+            slot = slots.count
+            slots.append(core)
+            stamps.append(0)
+            outbox.append([])
+        }
+        slotByID[core.id] = slot
+        for pattern in core.request.patterns { index.insert(pattern, slot) }
+        count += 1
+        return true
+    }
+
+    mutating func unregister(_ core: SubscriberCore) {
+        guard let slot = slotByID.removeValue(forKey: core.id) else { return }
+        for pattern in core.request.patterns { index.remove(pattern, slot) }
+        slots[slot] = nil
+        outbox[slot] = []
+        freeSlots.append(slot)
+        count -= 1
+    }
+
+    mutating func closeAll() -> [SubscriberCore] {
+        closed = true
+        let cores = slots.compactMap { $0 }
+        for core in cores { unregister(core) }
+        return cores
+    }
+
+    mutating func publish<C: Collection<ChangeSet> & Sendable>(_ changeSets: C, encoder: @escaping EventEncoder, wakeups: inout [Wakeup]) {
+        guard count > 0 else { return }
+        for changeSet in changeSets {
+            for change in changeSet.changes {
+                matched.removeAll(keepingCapacity: true)
+                index.forEachMatch(change.key) { matched.append($0) }
+                guard !matched.isEmpty else { continue }
+                stamp &+= 1
+                let event = EncodedEvent(change.event(at: changeSet.revision), encoder: encoder)
+                for slot in matched where stamps[slot] != stamp {
+                    stamps[slot] = stamp
+                    if outbox[slot].isEmpty { touched.append(slot) }
+                    outbox[slot].append(event)
+                }
+            }
+        }
+        for slot in touched {
+            guard let core = slots[slot] else { continue }
+            let result = core.enqueue(outbox[slot])
+            if outbox[slot].count > 64 {
+                outbox[slot] = []
+            } else {
+                outbox[slot].removeAll(keepingCapacity: true)
+            }
+            switch result {
+            case .accepted(let wakeup):
+                if !wakeup.isEmpty { wakeups.append(wakeup) }
+            case .overflowed(let wakeup):
+                wakeups.append(wakeup)
+                unregister(core)
+            case .ended:
+                unregister(core)
+            }
+        }
+        touched.removeAll(keepingCapacity: true)
+    }
+}
