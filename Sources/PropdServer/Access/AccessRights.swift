@@ -1,0 +1,78 @@
+public import PropdCore
+
+/// What one peer may do, worked out once per connection by
+/// ``AccessPolicy/rights(for:)`` (names and supplementary groups are resolved
+/// then, not on every call).
+///
+/// ```swift
+/// let rights = policy.rights(for: peer)
+/// try rights.check(.write, key)          // throws PermissionDenied(key)
+/// switch rights.readScope(of: pattern) { // for Subscribe and List
+/// case .all: …                           // every matching key, no filtering
+/// case .someKeys: …                      // filter each key with allows(.read, key)
+/// case .none: …                          // nothing the peer may see
+/// }
+/// ```
+public struct AccessRights: Sendable, Hashable {
+    /// How much of a pattern's keys a peer may read.
+    public enum ReadScope: Sendable, Hashable {
+        /// Every key the pattern matches.
+        case all
+        /// Some keys may be readable: check each with ``AccessRights/allows(_:_:)``.
+        case someKeys
+        /// No key the pattern matches.
+        case none
+    }
+
+    public let peer: PeerCredentials
+    /// True for root, the daemon's own user, and everyone when there are no rules.
+    public let isUnrestricted: Bool
+    /// Patterns granted `read` or `write` (write implies read).
+    let readable: [KeyPattern]
+    let writable: [KeyPattern]
+
+    /// Rights that allow everything.
+    public static func unrestricted(_ peer: PeerCredentials) -> AccessRights {
+        AccessRights(peer: peer, isUnrestricted: true, readable: [], writable: [])
+    }
+
+    init(peer: PeerCredentials, isUnrestricted: Bool, readable: [KeyPattern], writable: [KeyPattern]) {
+        self.peer = peer
+        self.isUnrestricted = isUnrestricted
+        self.readable = readable
+        self.writable = writable
+    }
+
+    /// Whether the peer may read (or write) `key`.
+    public func allows(_ mode: AccessMode, _ key: Key) -> Bool {
+        if isUnrestricted { return true }
+        let segments = key.segments
+        let granted = mode == .write ? writable : readable
+        return granted.contains { $0.matches(keySegments: segments) }
+    }
+
+    /// Throws ``PermissionDenied`` unless the peer may `mode` the key.
+    public func check(_ mode: AccessMode, _ key: Key) throws(PermissionDenied) {
+        guard allows(mode, key) else { throw PermissionDenied(key: key.rawValue, mode: mode) }
+    }
+
+    /// Throws for the first key (in the order given) the peer may not `mode`,
+    /// so a Set or Delete is refused whole before anything is written.
+    public func check(_ mode: AccessMode, _ keys: some Sequence<Key>) throws(PermissionDenied) {
+        for key in keys { try check(mode, key) }
+    }
+
+    /// How many of the keys `pattern` matches the peer may read. `.all` is
+    /// answered when one grant covers the whole pattern; a pattern covered only
+    /// by several grants together answers `.someKeys`, which filters correctly.
+    public func readScope(of pattern: KeyPattern) -> ReadScope {
+        if isUnrestricted { return .all }
+        if readable.contains(where: { $0.covers(pattern) }) { return .all }
+        if readable.contains(where: { $0.overlaps(pattern) }) { return .someKeys }
+        return .none
+    }
+
+    /// Whether the peer may read every key `pattern` matches: a binding using
+    /// `flatMap`/`key()` (sources known only when it runs) needs `mayRead(.all)`.
+    public func mayRead(_ pattern: KeyPattern) -> Bool { readScope(of: pattern) == .all }
+}

@@ -1,0 +1,76 @@
+/// Bounds that keep one client from taking the daemon's memory or descriptors.
+///
+/// A request beyond a limit is answered with `io.propd.LimitExceeded(limit,
+/// maximum)`, where `limit` is the limit's config name (``Limit/rawValue``,
+/// e.g. `max-patterns-per-subscription`).
+public struct ConfigurationLimits: Sendable, Hashable {
+    /// One limit, named as in the config file's `limits:` section.
+    public enum Limit: String, Sendable, Hashable, CaseIterable {
+        case maxMessageBytes = "max-message-bytes"
+        case maxConnections = "max-connections"
+        case maxSubscriptionsPerConnection = "max-subscriptions-per-connection"
+        case maxPatternsPerSubscription = "max-patterns-per-subscription"
+
+        /// The values a config file may give.
+        public var allowedRange: ClosedRange<Int> {
+            switch self {
+            // A message must hold at least a small call; beyond 1 GiB one
+            // client could take the daemon's memory.
+            case .maxMessageBytes: return 4096...(1 << 30)
+            case .maxConnections, .maxSubscriptionsPerConnection, .maxPatternsPerSubscription:
+                return 1...1_000_000
+            }
+        }
+    }
+
+    /// The largest Varlink message accepted, in bytes, NUL included
+    /// (default 8 MiB). A larger one ends the connection, since the stream can
+    /// no longer be framed.
+    public var maxMessageBytes: Int
+    /// Open client connections at once (default 1024). Further connections are
+    /// closed at once, so the listener never stalls.
+    public var maxConnections: Int
+    /// Subscribe calls streaming at once on one connection (default 64).
+    public var maxSubscriptionsPerConnection: Int
+    /// Patterns in one Subscribe call (default 256).
+    public var maxPatternsPerSubscription: Int
+
+    /// 8 MiB messages, 1024 connections, 64 subscriptions per connection,
+    /// 256 patterns per subscription.
+    public static let defaults = ConfigurationLimits(
+        maxMessageBytes: 8 * 1024 * 1024,
+        maxConnections: 1024,
+        maxSubscriptionsPerConnection: 64,
+        maxPatternsPerSubscription: 256
+    )
+
+    public init(
+        maxMessageBytes: Int, maxConnections: Int, maxSubscriptionsPerConnection: Int,
+        maxPatternsPerSubscription: Int
+    ) {
+        self.maxMessageBytes = maxMessageBytes
+        self.maxConnections = maxConnections
+        self.maxSubscriptionsPerConnection = maxSubscriptionsPerConnection
+        self.maxPatternsPerSubscription = maxPatternsPerSubscription
+    }
+
+    /// One limit by name, for tables and `LimitExceeded` replies.
+    public subscript(limit: Limit) -> Int {
+        get {
+            switch limit {
+            case .maxMessageBytes: return maxMessageBytes
+            case .maxConnections: return maxConnections
+            case .maxSubscriptionsPerConnection: return maxSubscriptionsPerConnection
+            case .maxPatternsPerSubscription: return maxPatternsPerSubscription
+            }
+        }
+        set {
+            switch limit {
+            case .maxMessageBytes: maxMessageBytes = newValue
+            case .maxConnections: maxConnections = newValue
+            case .maxSubscriptionsPerConnection: maxSubscriptionsPerConnection = newValue
+            case .maxPatternsPerSubscription: maxPatternsPerSubscription = newValue
+            }
+        }
+    }
+}

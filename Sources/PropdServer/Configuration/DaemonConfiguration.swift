@@ -1,0 +1,54 @@
+public import Logging
+
+/// Everything the daemon runs on, resolved once at start (and again on SIGHUP).
+///
+/// Each setting comes from, in rising precedence: the embedded defaults
+/// (``DefaultPaths``: XDG paths for a user, system paths for root), the config
+/// file, `PROPD_SOCKET` (socket only), then the command-line flags.
+///
+/// ```swift
+/// let config = try DaemonConfiguration.load(
+///     environment: ProcessInfo.processInfo.environment, uid: getuid(), flags: flags)
+/// ```
+public struct DaemonConfiguration: Sendable {
+    public var socketPath: String
+    public var databasePath: String
+    public var bindingsDirectory: String
+    public var durability: Durability
+    /// History keeps at least this many values per key (contract default 100).
+    public var historyPerKey: Int
+    public var limits: ConfigurationLimits
+    public var logLevel: Logger.Level
+    /// The access rules, with the daemon's uid (which, like root, may do everything).
+    public var access: AccessPolicy
+    /// The config file read, or nil when none was (SIGHUP reads it again).
+    public var configFile: String?
+
+    public static let defaultHistoryPerKey = 100
+    public static let defaultLogLevel = Logger.Level.info
+
+    /// The embedded defaults, before any file or flag.
+    public init(defaults paths: DefaultPaths, daemonUID: UInt32, directory: any AccountDirectory = SystemAccountDirectory()) {
+        socketPath = paths.socket
+        databasePath = paths.database
+        bindingsDirectory = paths.bindings
+        durability = .full
+        historyPerKey = Self.defaultHistoryPerKey
+        limits = .defaults
+        logLevel = Self.defaultLogLevel
+        access = AccessPolicy(rules: [], daemonUID: daemonUID, directory: directory)
+        configFile = nil
+    }
+
+    /// The settings that a running daemon cannot change on SIGHUP (the socket
+    /// is bound and the database open), named as in the config file. A reload
+    /// that changes one keeps the old value and should log a warning naming it.
+    public func settingsRequiringRestart(toBecome new: DaemonConfiguration) -> [String] {
+        var changed: [String] = []
+        if socketPath != new.socketPath { changed.append("socket") }
+        if databasePath != new.databasePath { changed.append("database") }
+        if durability != new.durability { changed.append("durability") }
+        if limits.maxMessageBytes != new.limits.maxMessageBytes { changed.append("limits.max-message-bytes") }
+        return changed
+    }
+}

@@ -1,0 +1,29 @@
+/// The daemon's command-line flags, as the `propd` executable parsed them
+/// (swift-argument-parser); nil means the flag was not given. Flags override
+/// the config file, which overrides the embedded defaults.
+///
+/// ```
+/// propd [--socket PATH] [--database PATH] [--bindings DIR] [--config FILE]
+///       [--durability full|normal] [--history-per-key N]
+/// ```
+public struct DaemonFlags: Sendable, Hashable {
+    public var socket: String?
+    public var database: String?
+    public var bindings: String?
+    /// A config file that must exist; replaces `/etc/propd/propd.conf`.
+    public var config: String?
+    public var durability: Durability?
+    public var historyPerKey: Int?
+
+    public init(
+        socket: String? = nil, database: String? = nil, bindings: String? = nil, config: String? = nil,
+        durability: Durability? = nil, historyPerKey: Int? = nil
+    ) {
+        self.socket = socket
+        self.database = database
+        self.bindings = bindings
+        self.config = config
+        self.durability = durability
+        self.historyPerKey = historyPerKey
+    }
+}
