@@ -1,0 +1,176 @@
+public import PropdCore
+import PropdVarlink
+
+/// A declared binding, as `Bindings` lists it.
+public struct BindingInfo: Sendable, Hashable {
+    public var key: String
+    public var expression: String
+    public var sources: [String]
+    /// The derived property's current evaluation error, if any.
+    public var error: String?
+}
+
+/// Figures of a running daemon (`Stats`).
+public struct DaemonStatistics: Sendable, Hashable {
+    public var revision: Revision
+    public var keys: Int
+    public var bindings: Int
+    public var subscriptions: Int
+    public var connections: Int
+    public var uptimeSeconds: Double
+    public var databaseBytes: Int
+}
+
+/// An async client of propd over its Unix socket.
+///
+/// ```swift
+/// let client = try await PropdClient.connect()          // PROPD_SOCKET or the default socket
+/// let revision = try await client.set(["room.temp": 21.5])
+/// let temp = try await client.get(["room.temp"])[0].value   // 21.5
+/// for try await event in client.observe(["room.*"]) { print(event.key, event.value ?? "-") }
+/// ```
+///
+/// Calls may be made concurrently; they share one connection (pipelined).
+/// ``observe(_:since:replay:initial:coalesce:)`` opens a connection of its own.
+public final class PropdClient: Sendable {
+    /// The socket this client talks to.
+    public let socketPath: String
+    let connection: VarlinkConnection
+
+    private init(socketPath: String, connection: VarlinkConnection) {
+        self.socketPath = socketPath
+        self.connection = connection
+    }
+
+    /// Connects to propd at `socketPath`.
+    /// - Throws: ``PropdClientError/cannotConnect(path:reason:)`` when nothing listens there.
+    public static func connect(to socketPath: String) async throws(PropdClientError) -> PropdClient {
+        do {
+            return PropdClient(socketPath: socketPath, connection: try await VarlinkConnection.connect(to: socketPath))
+        } catch {
+            throw PropdClientError.from(error, path: socketPath)
+        }
+    }
+
+    /// Closes the connection.
+    public func close() async {
+        await connection.close()
+    }
+
+    func call(_ method: String, _ parameters: [String: JSONValue] = [:]) async throws(PropdClientError)
+        -> [String: JSONValue]
+    {
+        do {
+            return try await connection.call("io.propd." + method, parameters)
+        } catch {
+            throw PropdClientError.from(error, path: socketPath)
+        }
+    }
+
+    // MARK: Writes
+
+    /// Writes every key atomically as one revision; `expect` maps keys to the
+    /// revision they must still have (0: must not exist).
+    @discardableResult
+    public func set(_ values: [String: JSONValue], expect: [String: Revision] = [:]) async throws(PropdClientError)
+        -> Revision
+    {
+        var parameters: [String: JSONValue] = ["values": .object(values)]
+        if !expect.isEmpty { parameters["expect"] = Self.encode(expect) }
+        return try WireDecoding.revision(try await call("Set", parameters), "revision")
+    }
+
+    /// Deletes the keys atomically as one revision.
+    @discardableResult
+    public func delete(_ keys: [String], expect: [String: Revision] = [:]) async throws(PropdClientError) -> Revision {
+        var parameters: [String: JSONValue] = ["keys": .array(keys.map { .string($0) })]
+        if !expect.isEmpty { parameters["expect"] = Self.encode(expect) }
+        return try WireDecoding.revision(try await call("Delete", parameters), "revision")
+    }
+
+    /// Declares or replaces the binding of `key`; returns its sources.
+    @discardableResult
+    public func bind(_ key: String, _ expression: String) async throws(PropdClientError)
+        -> (revision: Revision, sources: [String])
+    {
+        let reply = try await call("Bind", ["key": .string(key), "expression": .string(expression)])
+        return (try WireDecoding.revision(reply, "revision"), try WireDecoding.strings(reply, "sources"))
+    }
+
+    /// Removes the binding of `key`; the key keeps its last value.
+    @discardableResult
+    public func unbind(_ key: String) async throws(PropdClientError) -> Revision {
+        try WireDecoding.revision(try await call("Unbind", ["key": .string(key)]), "revision")
+    }
+
+    // MARK: Reads
+
+    /// The named properties, in the order asked.
+    public func get(_ keys: [String]) async throws(PropdClientError) -> [Property] {
+        let reply = try await call("Get", ["keys": .array(keys.map { .string($0) })])
+        var properties: [Property] = []
+        for object in try WireDecoding.objects(reply, "properties") { properties.append(try WireDecoding.property(object)) }
+        return properties
+    }
+
+    /// The properties matching `pattern` (all when `nil`), sorted by key, and
+    /// the revision they were read at.
+    public func list(_ pattern: String? = nil, limit: Int? = nil) async throws(PropdClientError)
+        -> (properties: [Property], revision: Revision)
+    {
+        var parameters: [String: JSONValue] = [:]
+        if let pattern { parameters["pattern"] = .string(pattern) }
+        if let limit { parameters["limit"] = .integer(Int64(limit)) }
+        let reply = try await call("List", parameters)
+        var properties: [Property] = []
+        for object in try WireDecoding.objects(reply, "properties") { properties.append(try WireDecoding.property(object)) }
+        return (properties, try WireDecoding.revision(reply, "revision"))
+    }
+
+    /// Past changes of `key`, newest first.
+    public func history(_ key: String, limit: Int? = nil, before: Revision? = nil) async throws(PropdClientError)
+        -> [Event]
+    {
+        var parameters: [String: JSONValue] = ["key": .string(key)]
+        if let limit { parameters["limit"] = .integer(Int64(limit)) }
+        if let before { parameters["before"] = .integer(before.rawValue) }
+        var events: [Event] = []
+        for object in try WireDecoding.objects(try await call("History", parameters), "entries") {
+            events.append(try WireDecoding.event(object))
+        }
+        return events
+    }
+
+    /// The declared bindings matching `pattern`, sorted by key.
+    public func bindings(_ pattern: String? = nil) async throws(PropdClientError) -> [BindingInfo] {
+        let reply = try await call("Bindings", pattern.map { ["pattern": .string($0)] } ?? [:])
+        var bindings: [BindingInfo] = []
+        for object in try WireDecoding.objects(reply, "bindings") {
+            bindings.append(
+                BindingInfo(
+                    key: try WireDecoding.string(object, "key"),
+                    expression: try WireDecoding.string(object, "expression"),
+                    sources: try WireDecoding.strings(object, "sources"),
+                    error: try WireDecoding.optionalString(object, "error")))
+        }
+        return bindings
+    }
+
+    /// Figures of the running daemon.
+    public func stats() async throws(PropdClientError) -> DaemonStatistics {
+        let reply = try await call("Stats")
+        guard let uptime = reply["uptimeSeconds"]?.doubleValue else { throw .malformedReply("missing uptimeSeconds") }
+        return DaemonStatistics(
+            revision: try WireDecoding.revision(reply, "revision"),
+            keys: Int(try WireDecoding.integer(reply, "keys")),
+            bindings: Int(try WireDecoding.integer(reply, "bindings")),
+            subscriptions: Int(try WireDecoding.integer(reply, "subscriptions")),
+            connections: Int(try WireDecoding.integer(reply, "connections")),
+            uptimeSeconds: uptime,
+            databaseBytes: Int(try WireDecoding.integer(reply, "databaseBytes")))
+    }
+
+    static func encode(_ expect: [String: Revision]) -> JSONValue {
+        .object(expect.mapValues { .integer($0.rawValue) })
+    }
+}

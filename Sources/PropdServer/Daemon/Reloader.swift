@@ -1,0 +1,90 @@
+import Logging
+import PropdCore
+import PropdService
+import PropdVarlink
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The access rules in force, swapped as a whole by a reload.
+final class ReloadableAccess: AccessCheck {
+    private let current: Mutex<PolicyAccessCheck>
+
+    init(_ policy: AccessPolicy) { current = Mutex(PolicyAccessCheck(policy: policy)) }
+
+    func replace(_ policy: AccessPolicy) { current.withLock { $0 = PolicyAccessCheck(policy: policy) } }
+
+    func allows(_ right: AccessRight, _ key: Key, _ peer: VarlinkPeerCredentials?) -> Bool {
+        current.withLock { $0 }.allows(right, key, peer)
+    }
+
+    func filtersReads(for peer: VarlinkPeerCredentials?) -> Bool {
+        current.withLock { $0 }.filtersReads(for: peer)
+    }
+}
+
+/// SIGHUP: reads the configuration and the binding files again. A bad config
+/// or a bad binding file is logged and changes nothing.
+final class Reloader: Sendable {
+    let service: PropertyService
+    let flags: DaemonFlags
+    let environment: [String: String]
+    let access: ReloadableAccess
+    private let configuration: Mutex<DaemonConfiguration>
+    let logger: Logger
+
+    init(
+        service: PropertyService, flags: DaemonFlags, environment: [String: String], current: DaemonConfiguration,
+        logger: Logger
+    ) {
+        self.service = service
+        self.flags = flags
+        self.environment = environment
+        self.access = ReloadableAccess(current.access)
+        self.configuration = Mutex(current)
+        self.logger = logger
+    }
+
+    var current: DaemonConfiguration { configuration.withLock { $0 } }
+
+    /// Applies the binding files of `directory`; reports every problem.
+    func loadBindingFiles(from directory: String) async {
+        let files = BindingDirectory.read(directory)
+        for (file, failure) in files.failures.sorted(by: { $0.key < $1.key }) {
+            logger.error("binding file not applied", metadata: ["file": "\(file)", "error": "\(failure)"])
+        }
+        do {
+            let reload = try await service.applyBindingFiles(files)
+            if let revision = reload.revision {
+                logger.notice(
+                    "binding files applied",
+                    metadata: [
+                        "directory": "\(directory)", "declared": "\(reload.declared.count)",
+                        "removed": "\(reload.removed.count)", "revision": "\(revision)",
+                    ])
+            }
+        } catch {
+            logger.error("binding files not applied", metadata: ["directory": "\(directory)", "error": "\(error)"])
+        }
+    }
+
+    /// Reloads the configuration (access rules, limits that can change live)
+    /// and then the binding files.
+    func reload() async {
+        let old = current
+        do {
+            let new = try DaemonConfiguration.load(environment: environment, uid: getuid(), flags: flags)
+            for setting in old.settingsRequiringRestart(toBecome: new) {
+                logger.warning("setting changed in the config; it takes effect after a restart", metadata: ["setting": "\(setting)"])
+            }
+            access.replace(new.access)
+            configuration.withLock { $0 = new }
+            logger.notice("configuration reloaded", metadata: ["file": "\(new.configFile ?? "none")"])
+        } catch {
+            logger.error("configuration not reloaded; keeping the old one", metadata: ["error": "\(error)"])
+        }
+        await loadBindingFiles(from: current.bindingsDirectory)
+    }
+}

@@ -1,0 +1,33 @@
+public import PropdCore
+public import PropdVarlink
+
+/// What a caller may do with a key.
+public enum AccessRight: Sendable, Hashable {
+    case read
+    case write
+}
+
+/// The access decision the io.propd handlers ask for every key a call
+/// touches; the daemon's configured rules implement it.
+public protocol AccessCheck: Sendable {
+    /// Whether the peer may exercise `right` on `key`.
+    func allows(_ right: AccessRight, _ key: Key, _ peer: VarlinkPeerCredentials?) -> Bool
+    /// Whether reads by this peer are restricted at all; when false, listings
+    /// and subscriptions skip per-key checks.
+    func filtersReads(for peer: VarlinkPeerCredentials?) -> Bool
+}
+
+extension AccessCheck {
+    /// Throws `PermissionDenied(key)` unless the peer may exercise `right` on `key`.
+    func require(_ right: AccessRight, _ key: Key, _ peer: VarlinkPeerCredentials?) throws(VarlinkCallError) {
+        guard allows(right, key, peer) else { throw WireCoding.permissionDenied(key.rawValue) }
+    }
+}
+
+/// No rules: whoever can open the socket may do everything (the socket's
+/// file mode is the only gate).
+public struct AllowAll: AccessCheck {
+    public init() {}
+    public func allows(_ right: AccessRight, _ key: Key, _ peer: VarlinkPeerCredentials?) -> Bool { true }
+    public func filtersReads(for peer: VarlinkPeerCredentials?) -> Bool { false }
+}

@@ -1,0 +1,61 @@
+import PropdCore
+import PropdService
+import PropdVarlink
+
+extension IOPropdInterface {
+    func get(_ call: VarlinkCall, _ connection: VarlinkConnectionContext) throws(VarlinkCallError) -> [String: JSONValue] {
+        let keys = try WireCoding.keys(call.parameters, "keys")
+        try checkCount(keys.count, "keys", limits.keysPerCall)
+        for key in keys { try access.require(.read, key, connection.peer) }
+        let properties = try mapped { () throws(ServiceError) in try service.get(keys) }
+        return ["properties": .array(properties.map(WireCoding.encode))]
+    }
+
+    func list(_ call: VarlinkCall, _ connection: VarlinkConnectionContext) throws(VarlinkCallError) -> [String: JSONValue] {
+        let pattern = try call.parameters.optionalString("pattern").map { (text) throws(VarlinkCallError) in
+            try WireCoding.pattern(text)
+        }
+        let limit = try WireCoding.nonNegative(call.parameters, "limit").map { Int(clamping: $0) }
+        let peer = connection.peer
+        let readable = access.filtersReads(for: peer)
+        // With read rules in force, unreadable keys are left out before the limit applies.
+        let (properties, revision) = try mapped { () throws(ServiceError) in
+            try service.list(pattern: pattern, limit: readable ? nil : limit)
+        }
+        var visible = readable ? properties.filter { access.allows(.read, $0.key, peer) } : properties
+        if readable, let limit, visible.count > limit { visible.removeLast(visible.count - limit) }
+        return ["properties": .array(visible.map(WireCoding.encode)), "revision": .integer(revision.rawValue)]
+    }
+
+    func history(_ call: VarlinkCall, _ connection: VarlinkConnectionContext) throws(VarlinkCallError) -> [String: JSONValue] {
+        let key = try WireCoding.key(try call.parameters.requiredString("key"))
+        try access.require(.read, key, connection.peer)
+        let limit = try WireCoding.nonNegative(call.parameters, "limit").map { Int(clamping: $0) }
+        let before = try WireCoding.nonNegative(call.parameters, "before").map { Revision($0) }
+        let entries = try mapped { () throws(ServiceError) in try service.history(of: key, limit: limit, before: before) }
+        return ["entries": .array(entries.map(WireCoding.encode))]
+    }
+
+    func bindings(_ call: VarlinkCall, _ connection: VarlinkConnectionContext) throws(VarlinkCallError) -> [String: JSONValue] {
+        let pattern = try call.parameters.optionalString("pattern").map { (text) throws(VarlinkCallError) in
+            try WireCoding.pattern(text)
+        }
+        let peer = connection.peer
+        let all = try mapped { () throws(ServiceError) in try service.bindings(matching: pattern) }
+        let visible = all.filter { access.allows(.read, $0.key, peer) }
+        return ["bindings": .array(visible.map(WireCoding.encode))]
+    }
+
+    func stats() throws(VarlinkCallError) -> [String: JSONValue] {
+        let figures = try mapped { () throws(ServiceError) in try service.statistics() }
+        return [
+            "revision": .integer(figures.revision.rawValue),
+            "keys": .integer(Int64(figures.keys)),
+            "bindings": .integer(Int64(figures.bindings)),
+            "subscriptions": .integer(Int64(figures.subscriptions)),
+            "connections": .integer(Int64(connections())),
+            "uptimeSeconds": .double(figures.uptimeSeconds),
+            "databaseBytes": .integer(Int64(figures.databaseBytes)),
+        ]
+    }
+}

@@ -1,0 +1,135 @@
+import NIOCore
+import PropdCore
+public import PropdService
+import PropdVarlink
+
+extension IOPropdInterface {
+    /// The hub encoder that produces Subscribe's reply parameters,
+    /// `{"event":{…}}`, once per event for every subscriber.
+    public static let eventParametersEncoder: EventEncoder = { event in
+        var out: [UInt8] = []
+        out.reserveCapacity(80 + event.key.utf8.count)
+        out.append(contentsOf: #"{"event":"#.utf8)
+        EventEncoding.encodeObject(event, into: &out)
+        out.append(UInt8(ascii: "}"))
+        return out
+    }
+
+    func subscribe(_ call: VarlinkCall, _ connection: VarlinkConnectionContext, _ stream: VarlinkReplyStream) {
+        let request: SubscriptionRequest
+        do throws(VarlinkCallError) {
+            let texts = try call.parameters.requiredStringArray("patterns")
+            try checkCount(texts.count, "patterns", limits.patternsPerSubscription)
+            var patterns: [KeyPattern] = []
+            for text in texts { patterns.append(try WireCoding.pattern(text)) }
+            let since = try WireCoding.nonNegative(call.parameters, "since").map { Revision($0) }
+            let replay = try WireCoding.nonNegative(call.parameters, "replay").map { Int(clamping: $0) }
+            do {
+                request = try SubscriptionRequest(
+                    patterns: patterns, since: since, replay: replay,
+                    initial: try call.parameters.optionalBool("initial"),
+                    coalesce: try call.parameters.optionalBool("coalesce"))
+            } catch {
+                throw Self.error(error)
+            }
+        } catch {
+            return stream.finish(throwing: error)
+        }
+        guard subscriptions.acquire(connection.id, maximum: limits.subscriptionsPerConnection) else {
+            return stream.finish(
+                throwing: WireCoding.limitExceeded("subscriptionsPerConnection", maximum: limits.subscriptionsPerConnection))
+        }
+        let counter = subscriptions
+        let connectionID = connection.id
+        let peer = connection.peer
+        let access = self.access
+        let visible: (@Sendable (String) -> Bool)? =
+            access.filtersReads(for: peer)
+            ? { @Sendable key in key.isEmpty || ((try? Key(key)).map { access.allows(.read, $0, peer) } ?? false) } : nil
+        Task { [service] in
+            let subscription: Subscription
+            do {
+                subscription = try await service.subscribe(request)
+            } catch {
+                counter.release(connectionID)
+                return stream.finish(throwing: Self.error(error))
+            }
+            SubscriptionPump(subscription: subscription, stream: stream, visible: visible) {
+                counter.release(connectionID)
+            }.start()
+        }
+    }
+
+    static func error(_ error: any Error) -> VarlinkCallError {
+        switch error {
+        case let error as SubscriptionError:
+            switch error {
+            case .invalidParameter(let name, _): return .invalidParameter(name)
+            case .revisionCompacted(let since, let oldest): return WireCoding.revisionCompacted(since: since, oldest: oldest)
+            case .sinceAhead: return .invalidParameter("since")
+            case .hubClosed: return WireCoding.error(.storage(.closed))
+            }
+        case let error as ServiceError: return WireCoding.error(error)
+        case let error as VarlinkCallError: return error
+        default: return WireCoding.error(ServiceError.storage(.storage(code: -1, message: "\(error)")))
+        }
+    }
+}
+
+/// Moves a subscription's events to its reply stream on the connection's
+/// event loop, as fast as the socket takes them and no faster: while the
+/// connection is not writable it stops pulling, the hub's queue grows, and a
+/// consumer that stays behind is ended by the hub with `SlowConsumer`.
+final class SubscriptionPump: Sendable {
+    let subscription: Subscription
+    let stream: VarlinkReplyStream
+    let visible: (@Sendable (String) -> Bool)?
+    let ended: @Sendable () -> Void
+
+    init(
+        subscription: Subscription, stream: VarlinkReplyStream, visible: (@Sendable (String) -> Bool)?,
+        ended: @escaping @Sendable () -> Void
+    ) {
+        self.subscription = subscription
+        self.stream = stream
+        self.visible = visible
+        self.ended = ended
+    }
+
+    func start() {
+        stream.onTermination { [subscription, ended] in
+            subscription.cancel()
+            ended()
+        }
+        subscription.onReady { [weak self] in self?.schedule() }
+        stream.onWritabilityChange { [weak self] writable in
+            if writable { self?.schedule() }
+        }
+        schedule()
+    }
+
+    private func schedule() {
+        stream.eventLoop.execute { self.drain() }
+    }
+
+    /// Runs on the event loop only, so never twice at once.
+    private func drain() {
+        while stream.isWritable, !stream.isEnded {
+            switch subscription.next(limit: 256) {
+            case .events(let batch):
+                var buffers: [ByteBuffer] = []
+                buffers.reserveCapacity(batch.count)
+                for event in batch where visible?(event.event.key) ?? true {
+                    buffers.append(ByteBuffer(bytes: event.bytes))
+                }
+                if !buffers.isEmpty { stream.send(contentsOf: buffers) }
+            case .pending:
+                return
+            case .ended(.slowConsumer(let revision)):
+                return stream.finish(throwing: WireCoding.slowConsumer(revision))
+            case .ended(.cancelled), .ended(.hubClosed):
+                return stream.finish()
+            }
+        }
+    }
+}

@@ -1,0 +1,73 @@
+import PropdCore
+public import PropdService
+public import PropdVarlink
+
+/// Limits the io.propd handlers enforce, each answered with
+/// `LimitExceeded(limit, maximum)`.
+public struct InterfaceLimits: Sendable, Hashable {
+    /// Subscriptions one connection may hold at once.
+    public var subscriptionsPerConnection: Int
+    /// Patterns one `Subscribe` may name.
+    public var patternsPerSubscription: Int
+    /// Keys one `Set`, `Delete` or `Get` may name.
+    public var keysPerCall: Int
+
+    public init(subscriptionsPerConnection: Int = 64, patternsPerSubscription: Int = 256, keysPerCall: Int = 65_536) {
+        self.subscriptionsPerConnection = subscriptionsPerConnection
+        self.patternsPerSubscription = patternsPerSubscription
+        self.keysPerCall = keysPerCall
+    }
+}
+
+/// The io.propd interface: decodes each call, asks the service, encodes the
+/// answer. It holds no logic of its own beyond the wire and the limits.
+public struct IOPropdInterface: Sendable {
+    let service: PropertyService
+    let limits: InterfaceLimits
+    let access: any AccessCheck
+    let subscriptions: SubscriptionCounter
+    /// The connection count of the server, for `Stats`.
+    let connections: @Sendable () -> Int
+
+    public init(
+        service: PropertyService, limits: InterfaceLimits = InterfaceLimits(), access: any AccessCheck = AllowAll(),
+        connections: @escaping @Sendable () -> Int
+    ) {
+        self.service = service
+        self.limits = limits
+        self.access = access
+        self.subscriptions = SubscriptionCounter()
+        self.connections = connections
+    }
+
+    /// The interface, ready to register with a ``VarlinkServer``.
+    public var varlinkInterface: VarlinkInterface {
+        VarlinkInterface(
+            name: "io.propd", description: ioPropdDescription,
+            methods: [
+                .synchronous("Get") { call, connection in try get(call, connection) },
+                .synchronous("List") { call, connection in try list(call, connection) },
+                .responding("Set") { call, connection, responder in set(call, connection, responder) },
+                .responding("Delete") { call, connection, responder in delete(call, connection, responder) },
+                .streaming("Subscribe") { call, connection, stream in subscribe(call, connection, stream) },
+                .synchronous("History") { call, connection in try history(call, connection) },
+                .responding("Bind") { call, connection, responder in bind(call, connection, responder) },
+                .responding("Unbind") { call, connection, responder in unbind(call, connection, responder) },
+                .synchronous("Bindings") { call, connection in try bindings(call, connection) },
+                .synchronous("Stats") { _, _ in try stats() },
+            ])
+    }
+
+    /// Runs a service call that throws ``ServiceError`` and maps its failure.
+    func mapped<T>(_ body: () throws(ServiceError) -> T) throws(VarlinkCallError) -> T {
+        do {
+            return try body()
+        } catch {
+            throw WireCoding.error(error)
+        }
+    }
+
+    func checkCount(_ count: Int, _ limit: String, _ maximum: Int) throws(VarlinkCallError) {
+        if count > maximum { throw WireCoding.limitExceeded(limit, maximum: maximum) }
+    }
+}

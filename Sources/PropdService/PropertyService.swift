@@ -1,0 +1,99 @@
+public import Logging
+public import PropdBindings
+import PropdCore
+public import PropdStore
+
+/// propd's single writer and its readers: every write (Set, Delete, Bind,
+/// Unbind, binding-file reloads, throttle timers) runs through one ordered
+/// pipeline — validate, run the binding engine on the change set, commit one
+/// revision per request (group commit) — and every committed revision is
+/// published to the subscriptions, in order, before its callers are answered.
+///
+/// ```swift
+/// let service = try PropertyService(store: store, logger: logger)
+/// let revision = try await service.set([try Key("room.temp"): 21.5])
+/// let subscription = try await service.subscribe(try SubscriptionRequest(patterns: [.all]))
+/// ```
+///
+/// Reads (`get`, `list`, `history`, `bindings`) go straight to the store's
+/// WAL snapshots and never wait for writes.
+public final class PropertyService: Sendable {
+    public let store: PropertyStore
+    public let hub: SubscriptionHub
+    let engine: EngineLock
+    let timers = BindingTimers()
+    let logger: Logger
+    let startedAt = ContinuousClock.now
+
+    /// Opens the service on `store`: restores every persisted binding with
+    /// its operator state (nothing is re-emitted), hooks the hub to the
+    /// store's commits, and arms the timers of pending throttles.
+    ///
+    /// - Parameter makeClock: where time operators read the time (the wall
+    ///   clock unless a test injects another).
+    public init(
+        store: PropertyStore,
+        hub: SubscriptionHub = SubscriptionHub(),
+        makeClock: @Sendable () -> any BindingClock = { SystemBindingClock() },
+        logger: Logger
+    ) throws(ServiceError) {
+        self.store = store
+        self.hub = hub
+        self.logger = logger
+        let state = EngineState(clock: makeClock())
+        let restored: [RestoredBinding]
+        do {
+            restored = try store.allBindings()
+        } catch {
+            throw ServiceError(error)
+        }
+        for (key, failure) in state.engine.restore(restored) {
+            logger.error("persisted binding cannot be restored", metadata: ["key": "\(key)", "reason": "\(failure)"])
+        }
+        let deadline = state.engine.nextDeadline
+        engine = EngineLock(state)
+        store.onCommit { [hub] changeSets in hub.publish(changeSets) }
+        timers.service = WeakService(self)
+        timers.arm(deadline, clock: SystemBindingClock())
+    }
+
+    /// Stops the timers and ends every subscription. Writes already queued
+    /// still commit; the store stays open for the caller to close.
+    public func shutdown() {
+        timers.cancel()
+        hub.close()
+    }
+
+    /// Seconds since the service started.
+    public var uptimeSeconds: Double {
+        let elapsed = ContinuousClock.now - startedAt
+        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    }
+
+    /// Runs `body` as one write request: on the writer, with the engine, in
+    /// the batch's transaction. The engine is rebuilt first when an earlier
+    /// body changed it and was rolled back (see ``EngineState``).
+    func commit<T: Sendable>(
+        _ body: @escaping @Sendable (inout WriteTransaction, inout EngineState) throws -> T
+    ) async throws(ServiceError) -> Committed<T> {
+        do {
+            return try await commitUnmapped(body)
+        } catch {
+            throw ServiceError.from(error)
+        }
+    }
+
+    /// ``commit(_:)`` with the body's own errors left as they are.
+    func commitUnmapped<T: Sendable>(
+        _ body: @escaping @Sendable (inout WriteTransaction, inout EngineState) throws -> T
+    ) async throws -> Committed<T> {
+        try await store.write { [engine, timers] transaction in
+            try engine.withLock { state in
+                try state.resynchronize(for: transaction)
+                let result = try body(&transaction, &state)
+                timers.arm(state.engine.nextDeadline, clock: state.clock)
+                return result
+            }
+        }
+    }
+}

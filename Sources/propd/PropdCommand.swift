@@ -1,0 +1,64 @@
+public import ArgumentParser
+import Foundation
+import Logging
+public import PropdServer
+
+/// `propd`: the daemon. Flags override the config file, which overrides the
+/// embedded defaults.
+@main
+struct PropdCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "propd",
+        abstract: "The reactive property daemon.",
+        discussion: """
+            With no flags and no config, propd runs as an ordinary user on embedded defaults:
+            socket $XDG_RUNTIME_DIR/propd/propd.sock (or /tmp/propd-$UID/propd.sock), database
+            $XDG_STATE_HOME/propd/propd.db, bindings $XDG_CONFIG_HOME/propd/bindings.d. As root it uses
+            /run/propd/propd.sock, /var/lib/propd/propd.db, /etc/propd/propd.conf and /etc/propd/bindings.d.
+            PROPD_SOCKET overrides the default socket. Under systemd it adopts a socket passed with
+            LISTEN_FDS and reports READY=1, STATUS=, STOPPING=1 and WATCHDOG=1.
+            SIGTERM stops gracefully; SIGHUP reloads the config and the binding files.
+            """)
+
+    @Option(help: "The Unix socket to listen on.")
+    var socket: String?
+
+    @Option(help: "The SQLite database file.")
+    var database: String?
+
+    @Option(help: "The directory of binding files (*.prop).")
+    var bindings: String?
+
+    @Option(help: "The config file (YAML).")
+    var config: String?
+
+    @Option(help: "full (survives power loss; default) or normal (survives a crash of propd).")
+    var durability: Durability?
+
+    @Option(help: "History keeps at least this many values per key (default 100).")
+    var historyPerKey: Int?
+
+    func run() async throws {
+        let environment = ProcessInfo.processInfo.environment
+        let flags = DaemonFlags(
+            socket: socket, database: database, bindings: bindings, config: config, durability: durability,
+            historyPerKey: historyPerKey)
+        let configuration: DaemonConfiguration
+        do {
+            configuration = try DaemonConfiguration.load(environment: environment, uid: getuid(), flags: flags)
+        } catch {
+            FileHandle.standardError.write(Data("<3>propd: \(error)\n".utf8))
+            throw ExitCode(78)  // EX_CONFIG
+        }
+        LoggingSystem.bootstrap(SyslogLogHandler.factory(environment: environment, level: configuration.logLevel), metadataProvider: nil)
+        let logger = Logger(label: "propd")
+        do {
+            try await Daemon.run(configuration: configuration, flags: flags, environment: environment, logger: logger)
+        } catch let error as DaemonStartError {
+            logger.critical("propd cannot start", metadata: ["reason": "\(error.description)"])
+            throw ExitCode(1)
+        }
+    }
+}
+
+extension Durability: ExpressibleByArgument {}
