@@ -21,7 +21,6 @@ final class GroupCommit: Sendable {
     /// What only the writer changes (and others may read).
     struct WriterState {
         var revision: Revision
-        var compaction: HistoryCompaction
         var statistics = WriteStatistics()
     }
 
@@ -30,24 +29,23 @@ final class GroupCommit: Sendable {
     private let maximumBatch: Int
     private let queue = Mutex(Queue())
     /// Prepared on the first batch; used only by the writer, batch after batch.
-    private let statements = WriterStatementsSlot()
+    private let writer: WriterLocal
     let state: Mutex<WriterState>
 
     init(pool: DatabasePool, path: String, configuration: StoreConfiguration, revision: Revision, horizon: Revision) {
         self.pool = pool
         self.path = path
         self.maximumBatch = configuration.maximumBatch
-        self.state = Mutex(
-            WriterState(
-                revision: revision,
-                compaction: HistoryCompaction(keep: configuration.historyPerKey, horizon: horizon)))
+        self.state = Mutex(WriterState(revision: revision))
+        self.writer = WriterLocal(
+            compaction: HistoryCompaction(keep: configuration.historyPerKey, horizon: horizon))
     }
 
     deinit {
         // Finalize the prepared statements before the pool closes the writer
         // connection: unfinalized statements would keep it (and the file) open.
         // Nothing else can be using them: the writer holds `self` while it runs.
-        statements.statements = nil
+        writer.statements = nil
     }
 
     func setObserver(_ observer: Observer?) {
@@ -98,12 +96,12 @@ final class GroupCommit: Sendable {
     /// Runs one batch as one transaction and answers every request in it.
     private func commit(_ batch: [WriteJob], db: Database, observer: Observer?) {
         let prepared: WriterStatements
-        if let existing = statements.statements {
+        if let existing = writer.statements {
             prepared = existing
         } else {
             do {
                 prepared = try WriterStatements(db)
-                statements.statements = prepared
+                writer.statements = prepared
             } catch {
                 let failure = StoreError(operating: error, path: path)
                 for job in batch { job.fail(failure) }
@@ -114,14 +112,14 @@ final class GroupCommit: Sendable {
     }
 
     private func commit(_ batch: [WriteJob], db: Database, statements: WriterStatements, observer: Observer?) {
-        let (startRevision, compaction) = state.withLock { ($0.revision, $0.compaction) }
+        let startRevision = state.withLock { $0.revision }
         let failure = BatchFailure()
         var revision = startRevision
         var committed: [(changeSet: ChangeSet, completion: WriteJob.Completion)] = []
         committed.reserveCapacity(batch.count)
         var ran = 0
         var rejected = 0
-        var step = HistoryCompaction.Step(horizon: compaction.horizon)
+        var step = HistoryCompaction.Step(horizon: writer.compaction.horizon)
 
         do {
             try statements.begin.execute()
@@ -147,7 +145,7 @@ final class GroupCommit: Sendable {
             if revision > startRevision {
                 statements.setRevision.bind(1, revision.rawValue)
                 try statements.setRevision.execute()
-                step = try compaction.trim(db, limit: 4 + committed.count / 4)
+                step = try writer.compaction.trim(db, limit: 4 + committed.count / 4)
             }
             try statements.commit.execute()
         } catch {
@@ -156,10 +154,10 @@ final class GroupCommit: Sendable {
         }
 
         let changeSets = committed.map(\.changeSet)
+        writer.compaction.committed(step)
+        writer.compaction.note(changeSets)
         state.withLock { state in
             state.revision = revision
-            state.compaction.committed(step)
-            state.compaction.note(changeSets)
             state.statistics.batches += 1
             state.statistics.requests += committed.count
             state.statistics.rejected += rejected

@@ -115,12 +115,3 @@ final class WriterStatements {
     }
 }
 
-/// Where the group-commit writer keeps its prepared statements between batches.
-///
-/// `@unchecked Sendable` is sound here: `statements` is read and written only
-/// by `GroupCommit.commit`, which runs only inside GRDB's writer closures, and
-/// GRDB runs those one at a time on its serial writer queue. No other thread
-/// ever touches it, so there is no concurrent access to guard.
-final class WriterStatementsSlot: @unchecked Sendable {
-    var statements: WriterStatements?
-}
