@@ -92,3 +92,29 @@ func unixSocket(type: __socket_type, boundTo path: String) throws -> Int32 {
     try #require(status == 0)
     return fd
 }
+
+@Suite struct ListenAddressTests {
+    @Test func withoutPassedSocketsTheConfiguredPath() throws {
+        #expect(try ListenAddress.choose(socketPath: "/run/p.sock", passed: nil) == .path("/run/p.sock"))
+    }
+
+    @Test func aPassedListeningSocketIsAdopted() throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.path + "/a.sock"
+        let fd = try unixSocket(type: SOCK_STREAM, boundTo: path)
+        defer { close(fd) }
+        #expect(listen(fd, 4) == 0)
+        let address = try ListenAddress.choose(socketPath: "/ignored.sock", passed: ListenFDs(descriptors: [fd]))
+        #expect(address == .activated(fd: fd, path: path))
+        #expect(address.description == path)
+    }
+
+    @Test func aPassedSocketThatCannotServeIsAnError() throws {
+        let dir = try TemporaryDirectory()
+        let fd = try unixSocket(type: SOCK_STREAM, boundTo: dir.path + "/b.sock")
+        defer { close(fd) }
+        #expect(throws: PassedSocketError.notListening(fd)) {
+            try ListenAddress.choose(socketPath: "/x.sock", passed: ListenFDs(descriptors: [fd]))
+        }
+    }
+}
