@@ -127,10 +127,26 @@ import Testing
             try DaemonConfiguration.resolve(environment: user, uid: 1000, flags: DaemonFlags(historyPerKey: 0), file: nil, directory: directory)
         }
         #expect(error?.file == nil)
-        #expect(error?.description.hasPrefix("command line: --history-per-key \"0\" is out of range") == true)
+        #expect(error?.description.hasPrefix("--history-per-key \"0\" is out of range") == true)
         let longSocket = "/" + String(repeating: "s", count: 120)
-        #expect(throws: ConfigurationError.self) {
+        let flagged = #expect(throws: ConfigurationError.self) {
             try DaemonConfiguration.resolve(environment: user, uid: 1000, flags: DaemonFlags(socket: longSocket), file: nil, directory: directory)
+        }
+        #expect(flagged?.problem == .invalidFlag(flag: "--socket", value: longSocket, reason: "is 121 bytes; a Unix socket path holds at most 107"))
+        var environment = user
+        environment["PROPD_SOCKET"] = longSocket
+        let fromEnvironment = #expect(throws: ConfigurationError.self) {
+            try DaemonConfiguration.resolve(environment: environment, uid: 1000, flags: DaemonFlags(), file: nil, directory: directory)
+        }
+        #expect(fromEnvironment?.description.hasPrefix("PROPD_SOCKET ") == true)
+        let fromDefaults = #expect(throws: ConfigurationError.self) {
+            try DaemonConfiguration.resolve(
+                environment: ["XDG_RUNTIME_DIR": "/run/" + String(repeating: "r", count: 100)], uid: 1000, flags: DaemonFlags(), file: nil,
+                directory: directory)
+        }
+        guard case .invalidFlag(flag: "the default socket path", _, _) = fromDefaults?.problem else {
+            Issue.record("got \(String(describing: fromDefaults))")
+            return
         }
         #expect(throws: ConfigurationError.self) {
             try DaemonConfiguration.resolve(environment: user, uid: 1000, flags: DaemonFlags(database: ""), file: nil, directory: directory)
