@@ -81,3 +81,16 @@ final class CapturedLines: LogOutput {
         #expect((handler as? SyslogLogHandler)?.timestamps == true)
     }
 }
+
+@Suite struct SyslogLogHandlerMetadataTests {
+    @Test func providerHandlerAndCallMetadataMergeCallWinning() {
+        let output = CapturedLines()
+        let provider = Logger.MetadataProvider { ["peer": "uid 1001", "conn": "1"] }
+        var log = Logger(label: "propd.server") { label in
+            SyslogLogHandler(label: label, level: .info, timestamps: false, output: output, metadataProvider: provider)
+        }
+        log[metadataKey: "conn"] = "2"
+        log.info("call", metadata: ["conn": "3"])
+        #expect(output.all == ["<6>propd.server: call conn=3 peer=\"uid 1001\"\n"])
+    }
+}
