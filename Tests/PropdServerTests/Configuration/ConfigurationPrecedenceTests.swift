@@ -163,4 +163,32 @@ import Testing
         new.durability = .normal
         #expect(old.settingsRequiringRestart(toBecome: new) == ["socket", "durability"])
     }
+
+    @Test func reloadAppliesWhatItCanAndKeepsTheRest() throws {
+        let old = try DaemonConfiguration.resolve(environment: user, uid: 1000, flags: DaemonFlags(), file: nil, directory: directory)
+        let text = """
+            socket: /elsewhere.sock
+            durability: normal
+            history-per-key: 12
+            log-level: debug
+            limits:
+              max-message-bytes: 65536
+              max-connections: 5
+            access:
+              - users: [alice]
+                read: ["ui.**"]
+            """
+        let new = try DaemonConfiguration.resolve(
+            environment: user, uid: 1000, flags: DaemonFlags(), file: ConfigurationText(path: "/c.conf", text: text), directory: directory)
+        let (next, kept) = old.reloaded(to: new)
+        #expect(kept == ["socket", "durability", "limits.max-message-bytes"])
+        #expect(next.socketPath == old.socketPath)
+        #expect(next.durability == .full)
+        #expect(next.limits.maxMessageBytes == old.limits.maxMessageBytes)
+        #expect(next.historyPerKey == 12)
+        #expect(next.logLevel == .debug)
+        #expect(next.limits.maxConnections == 5)
+        #expect(next.access.rules.count == 1)
+        #expect(next.configFile == "/c.conf")
+    }
 }
