@@ -10,7 +10,7 @@ public import PropdCore
 /// switch rights.readScope(of: pattern) { // for Subscribe and List
 /// case .all: …                           // every matching key, no filtering
 /// case .someKeys: …                      // filter each key with allows(.read, key)
-/// case .none: …                          // nothing the peer may see
+/// case .none: …                          // PermissionDenied(pattern)
 /// }
 /// ```
 public struct AccessRights: Sendable, Hashable {
@@ -76,6 +76,15 @@ public struct AccessRights: Sendable, Hashable {
         if readable.contains(where: { $0.covers(pattern) }) { return .all }
         if readable.contains(where: { $0.overlaps(pattern) }) { return .someKeys }
         return .none
+    }
+
+    /// Throws `PermissionDenied(pattern)` when the peer may read no key the
+    /// pattern matches (List, Bindings, Subscribe); otherwise returns how to
+    /// filter the answer.
+    public func checkRead(_ pattern: KeyPattern) throws(PermissionDenied) -> ReadScope {
+        let scope = readScope(of: pattern)
+        if scope == .none { throw PermissionDenied(key: pattern.rawValue, mode: .read) }
+        return scope
     }
 
     /// Whether the peer may read every key `pattern` matches.

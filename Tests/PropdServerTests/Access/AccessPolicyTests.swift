@@ -123,6 +123,8 @@ import Testing
         #expect(rights.readScope(of: try pattern("secret.**")) == .none)
         #expect(rights.mayRead(try pattern("ui.a.b")))
         #expect(!rights.mayRead(.all))
+        #expect(try rights.checkRead(try pattern("room.**")) == .someKeys)
+        #expect(throws: PermissionDenied(key: "secret.**", mode: .read)) { try rights.checkRead(try pattern("secret.**")) }
         // Per-key filtering for `.someKeys`: a subscriber to room.** sees only temps.
         let keys = try ["room.a.temp", "room.a.humidity", "room.b.temp", "room.x"].map(key)
         #expect(keys.filter { rights.allows(.read, $0) }.map(\.rawValue) == ["room.a.temp", "room.b.temp"])
