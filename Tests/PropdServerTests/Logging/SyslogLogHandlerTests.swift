@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 @testable import PropdServer
 import Logging
 import Synchronization
@@ -92,5 +95,20 @@ final class CapturedLines: LogOutput {
         log[metadataKey: "conn"] = "2"
         log.info("call", metadata: ["conn": "3"])
         #expect(output.all == ["<6>propd.server: call conn=3 peer=\"uid 1001\"\n"])
+    }
+}
+
+@Suite struct JournalStreamTests {
+    /// Against the real fd 2: JOURNAL_STREAM naming its device and inode means journald.
+    @Test func matchesTheRealStandardError() {
+        var status = stat()
+        #expect(fstat(2, &status) == 0)
+        let mine = "\(status.st_dev):\(status.st_ino)"
+        #expect(JournalStream.isStandardErrorJournal(environment: ["JOURNAL_STREAM": mine]))
+        #expect(!JournalStream.isStandardErrorJournal(environment: ["JOURNAL_STREAM": "\(status.st_dev):\(status.st_ino &+ 1)"]))
+        #expect(!JournalStream.isStandardErrorJournal(environment: [:]))
+        let output = CapturedLines()
+        let handler = SyslogLogHandler.factory(environment: ["JOURNAL_STREAM": mine], level: .info, output: output)("propd", nil)
+        #expect((handler as? SyslogLogHandler)?.timestamps == false)
     }
 }
