@@ -86,6 +86,7 @@ enum TestInterface {
         method Fail() -> ()
         method Crash() -> ()
         method Missing() -> ()
+        method WhoAmI() -> (uid: int, gid: int, pid: int, connection: int)
 
         error Boom (why: string)
 
@@ -127,6 +128,13 @@ enum TestInterface {
                     throw VarlinkCallError(name: "org.example.test.Boom", parameters: ["why": "asked"])
                 },
                 .synchronous("Crash") { _, _ in throw UnexpectedTestFailure() },
+                .synchronous("WhoAmI") { _, connection in
+                    guard let peer = connection.peer else { throw VarlinkCallError.permissionDenied }
+                    return [
+                        "uid": .integer(Int64(peer.uid)), "gid": .integer(Int64(peer.gid)),
+                        "pid": .integer(Int64(peer.pid)), "connection": .integer(Int64(connection.id)),
+                    ]
+                },
             ])
     }
 
