@@ -87,6 +87,22 @@ import Testing
         }
     }
 
+    @Test(arguments: ["plain", "", "é€😀", "q\"b\\c\n\t\u{1}", "mixed é \" end"])
+    func stringsRoundTripThroughTheWire(text: String) throws {
+        var buffer = ByteBuffer()
+        var scratch: [UInt8] = []
+        VarlinkWireFormat.write(VarlinkReply(parameters: [text: .string(text)]), into: &buffer, scratch: &scratch)
+        let body = buffer.getSlice(at: buffer.readerIndex, length: buffer.readableBytes - 1)!
+        #expect(try VarlinkReply(message: VarlinkWireFormat.parseMessage(body)).parameters == [text: .string(text)])
+    }
+
+    @Test func escapedTextIsWrittenAsJSONEscapes() {
+        var buffer = ByteBuffer()
+        var scratch: [UInt8] = []
+        VarlinkWireFormat.write(VarlinkReply(parameters: ["k": "a\"b\\c\n\u{1}"]), into: &buffer, scratch: &scratch)
+        #expect(String(buffer: buffer) == #"{"parameters":{"k":"a\"b\\c\n\u0001"}}"# + "\0")
+    }
+
     @Test func integersStayIntegersOnTheWire() {
         var buffer = ByteBuffer()
         var scratch: [UInt8] = []
