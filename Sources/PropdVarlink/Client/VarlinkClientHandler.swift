@@ -4,7 +4,7 @@ import PropdJSON
 /// A call on its way out with whatever waits for its replies.
 struct VarlinkClientRequest: Sendable {
     enum Receiver: Sendable {
-        case reply(EventLoopPromise<[String: JSONValue]>)
+        case reply(CheckedContinuation<[String: JSONValue], any Error>)
         case stream(AsyncThrowingStream<[String: JSONValue], any Error>.Continuation)
         /// A oneway call: nothing comes back.
         case none
@@ -14,14 +14,18 @@ struct VarlinkClientRequest: Sendable {
     var receiver: Receiver
 }
 
-/// Matches replies to calls, in order, on the client side. Writes made in
-/// one event-loop tick (concurrent callers) leave with one flush.
-final class VarlinkClientHandler: ChannelDuplexHandler {
+/// Matches replies to calls, in order, on the client side.
+///
+/// Requests are handed to it directly on its event loop (not through the
+/// pipeline), so it alone decides the fate of every receiver: each is
+/// answered exactly once, even when the connection is already gone. Writes
+/// made in one event-loop tick (concurrent callers) leave with one flush.
+final class VarlinkClientHandler: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
-    typealias OutboundIn = VarlinkClientRequest
     typealias OutboundOut = VarlinkOutboundMessage
 
     private let path: String
+    private var context: ChannelHandlerContext?
     private var receivers = CircularBuffer<VarlinkClientRequest.Receiver>(initialCapacity: 16)
     private var closedError: VarlinkConnectionError?
     private var flushScheduled = false
@@ -30,22 +34,32 @@ final class VarlinkClientHandler: ChannelDuplexHandler {
         self.path = path
     }
 
-    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        let request = unwrapOutboundIn(data)
-        if let closedError {
-            fail(request.receiver, with: closedError)
-            promise?.fail(closedError)
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        failAll(.init(code: .connectionClosed, path: path, reason: "closed"))
+        self.context = nil
+    }
+
+    /// Sends a call; on the event loop.
+    func enqueue(_ request: VarlinkClientRequest, written: EventLoopPromise<Void>? = nil) {
+        guard closedError == nil, let context else {
+            let error = closedError ?? .init(code: .connectionClosed, path: path, reason: "closed")
+            fail(request.receiver, with: error)
+            written?.fail(error)
             return
         }
         if case .none = request.receiver {} else { receivers.append(request.receiver) }
-        context.write(wrapOutboundOut(.call(request.call)), promise: promise)
+        context.write(wrapOutboundOut(.call(request.call)), promise: written)
         guard !flushScheduled else { return }
         flushScheduled = true
-        let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
         context.eventLoop.execute {
-            let (handler, context) = bound.value
+            let handler = bound.value
             handler.flushScheduled = false
-            context.flush()
+            handler.context?.flush()
         }
     }
 
@@ -62,12 +76,12 @@ final class VarlinkClientHandler: ChannelDuplexHandler {
             return
         }
         switch receiver {
-        case .reply(let promise):
+        case .reply(let continuation):
             receivers.removeFirst()
             if let name = reply.error {
-                promise.fail(VarlinkCallError(name: name, parameters: reply.parameters))
+                continuation.resume(throwing: VarlinkCallError(name: name, parameters: reply.parameters))
             } else {
-                promise.succeed(reply.parameters)
+                continuation.resume(returning: reply.parameters)
             }
         case .stream(let continuation):
             if let name = reply.error {
@@ -106,7 +120,7 @@ final class VarlinkClientHandler: ChannelDuplexHandler {
 
     private func fail(_ receiver: VarlinkClientRequest.Receiver, with error: VarlinkConnectionError) {
         switch receiver {
-        case .reply(let promise): promise.fail(error)
+        case .reply(let continuation): continuation.resume(throwing: error)
         case .stream(let continuation): continuation.finish(throwing: error)
         case .none: break
         }
