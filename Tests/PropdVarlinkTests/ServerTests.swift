@@ -124,6 +124,35 @@ import Glibc
         try await s.stop()
     }
 
+    @Test func aStreamSeesBackpressureWhenItsClientStopsReading() async throws {
+        var configuration = VarlinkServerConfiguration()
+        configuration.outboundHighWaterMark = 64 * 1024
+        configuration.outboundLowWaterMark = 16 * 1024
+        let s = try await TestServer.start(configuration: configuration)
+        let raw = try RawSocket(path: s.path)
+        raw.send(.call("org.example.test.Hold", #"{"id":1}"#, more: true))
+        let stream = try await withTimeout { await s.lot.waitForStream(1) }
+        let (changes, changed) = AsyncStream.makeStream(of: Bool.self)
+        stream.onWritabilityChange { changed.yield($0) }
+        let payload = JSONValue.string(String(repeating: "x", count: 1024))
+        let sent = try await stream.eventLoop.submit {
+            var sent = 0
+            while stream.isWritable, sent < 100_000 {
+                stream.send(["tick": payload])
+                sent += 1
+            }
+            return sent
+        }.get()
+        #expect(sent < 100_000, "unsent bytes pass the high-water mark")
+        var iterator = changes.makeAsyncIterator()
+        #expect(await iterator.next() == false)
+        #expect(raw.replies(sent).count == sent)
+        #expect(await iterator.next() == true, "drained below the low-water mark")
+        stream.finish()
+        #expect(raw.replies(1) == [VarlinkReply()])
+        try await s.stop()
+    }
+
     @Test func aStreamingMethodCalledWithoutMoreIsExpectedMore() async throws {
         let s = try await TestServer.start()
         let c = try await s.connect()
@@ -234,6 +263,20 @@ import Glibc
         #expect(try await withTimeout { try await pending.value } == ["finished": true])
         try await withTimeout { try await s.task.value }
         #expect(!FileManager.default.fileExists(atPath: s.path), "the socket file is removed")
+    }
+
+    @Test func gracefulShutdownEndsLiveStreamsAtOnce() async throws {
+        var configuration = VarlinkServerConfiguration()
+        configuration.gracefulShutdownTimeout = .seconds(60)  // must not be what ends it
+        let s = try await TestServer.start(configuration: configuration)
+        let c = try await s.connect()
+        let stream = c.stream("org.example.test.Hold", ["id": 1])
+        _ = try await withTimeout { await s.lot.waitForStream(1) }
+        try await s.stop()
+        await s.lot.waitForTermination(1)
+        await #expect(throws: VarlinkConnectionError.self) {
+            for try await _ in stream {}
+        }
     }
 
     @Test func gracefulShutdownIsBoundedByItsTimeout() async throws {
