@@ -93,6 +93,23 @@ import Glibc
         try await s.stop()
     }
 
+    @Test func aPipelinedBatchReturnsEveryOutcomeInOrder() async throws {
+        let s = try await TestServer.start()
+        let c = try await s.connect()
+        var calls = (0..<100).map { VarlinkCall(method: "org.example.test.Echo", parameters: ["i": .integer(Int64($0))]) }
+        calls[50] = VarlinkCall(method: "org.example.test.Fail", more: true)
+        let results = try await c.pipeline(calls)
+        #expect(results.count == 100)
+        for (i, result) in results.enumerated() where i != 50 {
+            #expect((try? result.get()) == ["i": .integer(Int64(i))])
+        }
+        #expect(throws: VarlinkCallError(name: "org.example.test.Boom", parameters: ["why": "asked"])) { try results[50].get() }
+        #expect(try await c.pipeline([]).isEmpty)
+        await c.close()
+        await #expect(throws: VarlinkConnectionError.self) { try await c.pipeline(calls) }
+        try await s.stop()
+    }
+
     @Test func aMoreCallStreamsUntilTheLastReply() async throws {
         let s = try await TestServer.start()
         let c = try await s.connect()
