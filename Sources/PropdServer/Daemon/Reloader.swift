@@ -23,6 +23,10 @@ final class ReloadableAccess: AccessCheck {
     func filtersReads(for peer: VarlinkPeerCredentials?) -> Bool {
         current.withLock { $0 }.filtersReads(for: peer)
     }
+
+    func mayReadSome(_ pattern: KeyPattern, _ peer: VarlinkPeerCredentials?) -> Bool {
+        current.withLock { $0 }.mayReadSome(pattern, peer)
+    }
 }
 
 /// SIGHUP: reads the configuration and the binding files again. A bad config

@@ -15,12 +15,20 @@ public protocol AccessCheck: Sendable {
     /// Whether reads by this peer are restricted at all; when false, listings
     /// and subscriptions skip per-key checks.
     func filtersReads(for peer: VarlinkPeerCredentials?) -> Bool
+    /// Whether the peer may read at least one key `pattern` matches (else a
+    /// List, Bindings or Subscribe with it is refused).
+    func mayReadSome(_ pattern: KeyPattern, _ peer: VarlinkPeerCredentials?) -> Bool
 }
 
 extension AccessCheck {
     /// Throws `PermissionDenied(key)` unless the peer may exercise `right` on `key`.
     func require(_ right: AccessRight, _ key: Key, _ peer: VarlinkPeerCredentials?) throws(VarlinkCallError) {
         guard allows(right, key, peer) else { throw WireCoding.permissionDenied(key.rawValue) }
+    }
+
+    /// Throws `PermissionDenied(pattern)` when the peer may read no key `pattern` matches.
+    func requireSome(_ pattern: KeyPattern, _ peer: VarlinkPeerCredentials?) throws(VarlinkCallError) {
+        guard mayReadSome(pattern, peer) else { throw WireCoding.permissionDenied(pattern.rawValue) }
     }
 }
 
@@ -30,4 +38,5 @@ public struct AllowAll: AccessCheck {
     public init() {}
     public func allows(_ right: AccessRight, _ key: Key, _ peer: VarlinkPeerCredentials?) -> Bool { true }
     public func filtersReads(for peer: VarlinkPeerCredentials?) -> Bool { false }
+    public func mayReadSome(_ pattern: KeyPattern, _ peer: VarlinkPeerCredentials?) -> Bool { true }
 }

@@ -17,6 +17,7 @@ extension IOPropdInterface {
         }
         let limit = try WireCoding.nonNegative(call.parameters, "limit").map { Int(clamping: $0) }
         let peer = connection.peer
+        try access.requireSome(pattern ?? .all, peer)
         let readable = access.filtersReads(for: peer)
         // With read rules in force, unreadable keys are left out before the limit applies.
         let (properties, revision) = try mapped { () throws(ServiceError) in
@@ -41,6 +42,7 @@ extension IOPropdInterface {
             try WireCoding.pattern(text)
         }
         let peer = connection.peer
+        try access.requireSome(pattern ?? .all, peer)
         let all = try mapped { () throws(ServiceError) in try service.bindings(matching: pattern) }
         let visible = all.filter { access.allows(.read, $0.key, peer) }
         return ["bindings": .array(visible.map(WireCoding.encode))]

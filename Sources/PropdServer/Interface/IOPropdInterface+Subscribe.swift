@@ -21,7 +21,11 @@ extension IOPropdInterface {
             let texts = try call.parameters.requiredStringArray("patterns")
             try checkCount(texts.count, "patterns", limits.patternsPerSubscription)
             var patterns: [KeyPattern] = []
-            for text in texts { patterns.append(try WireCoding.pattern(text)) }
+            for text in texts {
+                let pattern = try WireCoding.pattern(text)
+                try access.requireSome(pattern, connection.peer)
+                patterns.append(pattern)
+            }
             let since = try WireCoding.nonNegative(call.parameters, "since").map { Revision($0) }
             let replay = try WireCoding.nonNegative(call.parameters, "replay").map { Int(clamping: $0) }
             do {

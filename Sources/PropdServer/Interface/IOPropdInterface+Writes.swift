@@ -52,10 +52,14 @@ extension IOPropdInterface {
         }
         let peer = connection.peer
         let access = self.access
-        let authorize: @Sendable ([Key]) throws(ServiceError) -> Void = { sources throws(ServiceError) in
-            // A binding may read only what its declarer may read.
-            for source in sources where !access.allows(.read, source, peer) {
+        let authorize: @Sendable (BindingReach) throws(ServiceError) -> Void = { check throws(ServiceError) in
+            // A binding may read only what its declarer may read; one that
+            // follows keys named at run time may reach any key.
+            for source in check.sources where !access.allows(.read, source, peer) {
                 throw ServiceError.permissionDenied(source.rawValue)
+            }
+            if check.followsKeys, access.filtersReads(for: peer) {
+                throw ServiceError.permissionDenied(KeyPattern.all.rawValue)
             }
         }
         write(.bind(key, expression: expression, authorize: authorize), connection, responder)

@@ -32,6 +32,12 @@ public final class PolicyAccessCheck: AccessCheck {
         return rights.allows(right == .read ? .read : .write, key)
     }
 
+    public func mayReadSome(_ pattern: KeyPattern, _ peer: VarlinkPeerCredentials?) -> Bool {
+        if policy.isOpen { return true }
+        guard let rights = rights(peer) else { return false }
+        return rights.readScope(of: pattern) != .none
+    }
+
     public func filtersReads(for peer: VarlinkPeerCredentials?) -> Bool {
         if policy.isOpen { return false }
         return !(rights(peer)?.isUnrestricted ?? false)

@@ -9,11 +9,20 @@ public enum WriteOperation: Sendable {
     case set([Key: JSONValue], expect: [Key: Revision])
     /// `Delete`: every key atomically as one revision.
     case delete([Key], expect: [Key: Revision])
-    /// `Bind`: declares or replaces the binding of a key. `authorize` sees the
-    /// binding's sources before anything is written and may refuse them.
-    case bind(Key, expression: String, authorize: @Sendable ([Key]) throws(ServiceError) -> Void)
+    /// `Bind`: declares or replaces the binding of a key. `authorize` sees
+    /// what the binding would read before anything is written, and may refuse it.
+    case bind(Key, expression: String, authorize: @Sendable (BindingReach) throws(ServiceError) -> Void)
     /// `Unbind`: removes a binding; the key keeps its last value.
     case unbind(Key)
+}
+
+/// What a binding would read, for an access check before it is declared.
+public struct BindingReach: Sendable, Hashable {
+    /// The keys the expression names outside closures.
+    public var sources: [Key]
+    /// Whether it follows keys named at run time (`flatMap { key(…) }`), so
+    /// it may read keys beyond ``sources``.
+    public var followsKeys: Bool
 }
 
 /// What a committed write request answers.
@@ -73,7 +82,7 @@ extension PropertyService {
     /// and evaluated at once when its sources have values.
     public func bind(
         _ key: Key, expression: String,
-        authorize: @escaping @Sendable ([Key]) throws(ServiceError) -> Void = { _ in }
+        authorize: @escaping @Sendable (BindingReach) throws(ServiceError) -> Void = { _ in }
     ) async throws(ServiceError) -> (revision: Revision, sources: [Key]) {
         let outcome = try await perform(.bind(key, expression: expression, authorize: authorize))
         return (outcome.revision, outcome.sources)
@@ -110,11 +119,12 @@ extension PropertyService {
     }
 
     static func bindBody(
-        _ key: Key, expression: String, authorize: @escaping @Sendable ([Key]) throws(ServiceError) -> Void
+        _ key: Key, expression: String, authorize: @escaping @Sendable (BindingReach) throws(ServiceError) -> Void
     ) -> Body<[Key]> {
         { transaction, state in
             do {
-                try authorize(try state.engine.validate(key: key, expression: expression))
+                let check = try state.engine.check(key: key, expression: expression)
+                try authorize(BindingReach(sources: check.sources, followsKeys: check.followsKeys))
             } catch let error as BindingError {
                 throw error.serviceError
             }
