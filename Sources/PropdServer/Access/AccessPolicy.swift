@@ -11,7 +11,7 @@ public import PropdCore
 ///   implies `read`.
 ///
 /// ```swift
-/// let rights = config.access.rights(for: try await PeerCredentials.of(channel))
+/// let rights = config.access.rights(for: connection.peer)  // the server read SO_PEERCRED at accept
 /// try rights.check(.read, key)
 /// ```
 public struct AccessPolicy: Sendable {

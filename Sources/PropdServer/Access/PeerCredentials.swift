@@ -3,22 +3,17 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-public import NIOCore
+public import PropdVarlink
 
 /// Who is at the other end of a Unix socket connection (`SO_PEERCRED`): the
-/// credentials the peer process had when it connected.
-public struct PeerCredentials: Sendable, Hashable, CustomStringConvertible {
-    public var uid: UInt32
-    public var gid: UInt32
-    public var pid: Int32
+/// credentials the peer process had when it connected. The Varlink server
+/// reads them when it accepts a connection; this is the same type.
+public typealias PeerCredentials = VarlinkPeerCredentials
 
+extension VarlinkPeerCredentials {
     public init(uid: UInt32, gid: UInt32, pid: Int32) {
-        self.uid = uid
-        self.gid = gid
-        self.pid = pid
+        self.init(pid: pid, uid: uid, gid: gid)
     }
-
-    public var description: String { "uid \(uid) gid \(gid) pid \(pid)" }
 
     /// Reads the credentials of the peer of a connected Unix socket.
     public init(socket fd: Int32) throws(PeerCredentialsError) {
@@ -28,22 +23,6 @@ public struct PeerCredentials: Sendable, Hashable, CustomStringConvertible {
             throw PeerCredentialsError(errno: errno)
         }
         self.init(uid: credentials.uid, gid: credentials.gid, pid: credentials.pid)
-    }
-
-    /// Reads the credentials of the peer of an accepted NIO Unix socket channel.
-    ///
-    /// ```swift
-    /// let peer = try await PeerCredentials.of(channel)
-    /// let rights = policy.rights(for: peer)   // once per connection
-    /// ```
-    public static func of(_ channel: any Channel) async throws -> PeerCredentials {
-        guard let provider = channel as? any SocketOptionProvider else {
-            throw PeerCredentialsError(errno: ENOTSOCK)
-        }
-        let credentials: KernelCredentials = try await provider.unsafeGetSocketOption(
-            level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(SO_PEERCRED)
-        ).get()
-        return PeerCredentials(uid: credentials.uid, gid: credentials.gid, pid: credentials.pid)
     }
 }
 

@@ -15,6 +15,7 @@ public final class PolicyAccessCheck: AccessCheck {
 
     private func rights(_ peer: VarlinkPeerCredentials?) -> AccessRights? {
         guard let peer else { return nil }
+        // Rights depend on uid and gid only: one cache entry for all of a user's processes.
         let credentials = PeerCredentials(uid: peer.uid, gid: peer.gid, pid: 0)
         if let cached = cache.withLock({ $0[credentials] }) { return cached }
         let rights = policy.rights(for: credentials)

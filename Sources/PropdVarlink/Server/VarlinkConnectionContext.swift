@@ -19,7 +19,7 @@ public struct VarlinkConnectionContext: Sendable {
 
 /// The credentials of the process at the other end of a Unix socket, as the
 /// kernel recorded them when it connected.
-public struct VarlinkPeerCredentials: Sendable, Equatable, CustomStringConvertible {
+public struct VarlinkPeerCredentials: Sendable, Hashable, CustomStringConvertible {
     public var pid: Int32
     public var uid: UInt32
     public var gid: UInt32
