@@ -66,7 +66,7 @@ struct PendingEvents {
             base += head
             head = 0
         }
-        if count == 0 { removeAll() }
+        if count == 0 { reset() }
         return event
     }
 
@@ -75,6 +75,22 @@ struct PendingEvents {
         while let event = first(), event.event.revision <= revision {
             _ = popFirst()
         }
+    }
+
+    /// Empties the queue after the consumer caught up. A small buffer is
+    /// kept (a consumer that keeps up would otherwise free and reallocate it
+    /// for every event); a large one is given back.
+    private mutating func reset() {
+        if items.capacity <= 128 {
+            items.removeAll(keepingCapacity: true)
+        } else {
+            items = []
+        }
+        head = 0
+        base = 0
+        holes = 0
+        count = 0
+        if latestByKey?.isEmpty == false { latestByKey = [:] }
     }
 
     mutating func removeAll() {

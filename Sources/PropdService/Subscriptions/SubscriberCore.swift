@@ -91,36 +91,40 @@ final class SubscriberCore: Sendable {
     }
 
     enum EnqueueResult {
-        case accepted(Wakeup)
+        case accepted
         /// The bound was exceeded: the subscriber is ended and must leave the hub.
-        case overflowed(Wakeup)
+        case overflowed
         /// Already ended; the hub should forget it.
         case ended
     }
 
-    /// Appends live events (whole revisions, in order). Called by the hub under its lock.
-    func enqueue(_ events: [EncodedEvent]) -> EnqueueResult {
+    /// Appends live events (whole revisions, in order) and adds the wake-up
+    /// owed to the consumer, if any, to `wakeups`. Called by the hub under its lock.
+    func enqueue(_ events: [EncodedEvent], wakeups: inout [Wakeup]) -> EnqueueResult {
         state.withLock { s in
             switch s.phase {
             case .ended: return .ended
             case .loading, .streaming: break
             }
-            var events = events[...]
-            if let floor = s.backlogRevision, let first = events.first, first.event.revision <= floor {
-                events = events.drop { $0.event.revision <= floor }
-                if events.isEmpty { return .accepted(.none) }
+            var start = 0
+            if let floor = s.backlogRevision {
+                while start < events.count, events[start].event.revision <= floor { start += 1 }
+                if start == events.count { return .accepted }
             }
-            if !request.coalesce && s.live.count + events.count > maximumPendingEvents {
+            if !request.coalesce && s.live.count + (events.count - start) > maximumPendingEvents {
                 s.phase = .ended(.slowConsumer(revision: s.lastFullySent))
                 s.live.removeAll()
                 s.backlog = []
                 s.backlogCursor = 0
                 s.wantsWakeup = true
-                return .overflowed(s.releaseConsumer())
+                wakeups.append(s.releaseConsumer())
+                return .overflowed
             }
-            for event in events { s.live.append(event) }
-            if case .loading = s.phase { return .accepted(.none) }
-            return .accepted(s.takeWakeup())
+            for i in start..<events.count { s.live.append(events[i]) }
+            if case .streaming = s.phase, s.wantsWakeup || s.waiter != nil {
+                wakeups.append(s.takeWakeup())
+            }
+            return .accepted
         }
     }
 

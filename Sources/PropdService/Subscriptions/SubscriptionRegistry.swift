@@ -77,20 +77,15 @@ struct Registry {
         }
         for slot in touched {
             guard let core = slots[slot] else { continue }
-            let result = core.enqueue(outbox[slot])
+            let result = core.enqueue(outbox[slot], wakeups: &wakeups)
             if outbox[slot].count > 64 {
                 outbox[slot] = []
             } else {
                 outbox[slot].removeAll(keepingCapacity: true)
             }
             switch result {
-            case .accepted(let wakeup):
-                if !wakeup.isEmpty { wakeups.append(wakeup) }
-            case .overflowed(let wakeup):
-                wakeups.append(wakeup)
-                unregister(core)
-            case .ended:
-                unregister(core)
+            case .accepted: break
+            case .overflowed, .ended: unregister(core)
             }
         }
         touched.removeAll(keepingCapacity: true)
