@@ -57,9 +57,16 @@ final class SubscriberCore: Sendable {
 
         var hasEvents: Bool { backlogCursor < backlog.count || !live.isEmpty }
 
-        /// The last wake-up of an ended subscriber; forgets the handler, which
-        /// often holds the connection that holds this subscription.
-        mutating func releaseConsumer() -> Wakeup {
+        /// Ends the subscription: drops what is pending and returns the last
+        /// wake-up. The handler is forgotten (it often holds the connection
+        /// that holds this subscription); the returned wake-up keeps it alive
+        /// until it is fired outside every lock, since its release may re-enter the hub.
+        mutating func finish(_ reason: SubscriptionEnd) -> Wakeup {
+            phase = .ended(reason)
+            live.removeAll()
+            backlog = []
+            backlogCursor = 0
+            wantsWakeup = true
             let wake = takeWakeup()
             readiness = nil
             return wake
@@ -112,12 +119,7 @@ final class SubscriberCore: Sendable {
                 if start == events.count { return .accepted }
             }
             if !request.coalesce && s.live.count + (events.count - start) > maximumPendingEvents {
-                s.phase = .ended(.slowConsumer(revision: s.lastFullySent))
-                s.live.removeAll()
-                s.backlog = []
-                s.backlogCursor = 0
-                s.wantsWakeup = true
-                wakeups.append(s.releaseConsumer())
+                wakeups.append(s.finish(.slowConsumer(revision: s.lastFullySent)))
                 return .overflowed
             }
             for i in start..<events.count { s.live.append(events[i]) }
@@ -148,12 +150,7 @@ final class SubscriberCore: Sendable {
     func end(_ reason: SubscriptionEnd) -> Bool {
         let (ended, wake): (Bool, Wakeup) = state.withLock { s in
             if case .ended = s.phase { return (false, .none) }
-            s.phase = .ended(reason)
-            s.live.removeAll()
-            s.backlog = []
-            s.backlogCursor = 0
-            s.wantsWakeup = true
-            return (true, s.releaseConsumer())
+            return (true, s.finish(reason))
         }
         wake.fire()
         return ended
@@ -192,7 +189,13 @@ final class SubscriberCore: Sendable {
     }
 
     func setReadinessHandler(_ handler: (@Sendable () -> Void)?) {
-        state.withLock { $0.readiness = handler }
+        let previous = state.withLock { s in
+            defer { s.readiness = handler }
+            return s.readiness
+        }
+        // Released here, outside the lock: a handler may hold the last reference
+        // to its subscription, whose release re-enters the hub.
+        _ = previous
     }
 
     /// Suspends until events are available or the subscription ends (or the
