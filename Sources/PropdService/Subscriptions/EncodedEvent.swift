@@ -31,6 +31,16 @@ public final class EncodedEvent: Sendable {
         }
     }
 
+    /// The number of encoded bytes; encodes on first use.
+    public var size: Int {
+        cache.withLock { cached in
+            if let bytes = cached { return bytes.count }
+            let bytes = encoder(event)
+            cached = bytes
+            return bytes.count
+        }
+    }
+
     /// Whether the bytes were already produced (for tests and statistics).
     public var isEncoded: Bool { cache.withLock { $0 != nil } }
 }

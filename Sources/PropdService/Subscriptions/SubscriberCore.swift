@@ -86,15 +86,18 @@ final class SubscriberCore: Sendable {
     let id: SubscriptionID
     let request: SubscriptionRequest
     let maximumPendingEvents: Int
+    let maximumPendingBytes: Int?
     private let state: Mutex<State>
 
-    init(id: SubscriptionID, request: SubscriptionRequest, maximumPendingEvents: Int) {
+    init(id: SubscriptionID, request: SubscriptionRequest, maximumPendingEvents: Int, maximumPendingBytes: Int? = nil) {
         self.id = id
         self.request = request
         self.maximumPendingEvents = maximumPendingEvents
+        // Coalescing subscribers are never ended, so their bytes need no counting.
+        self.maximumPendingBytes = request.coalesce ? nil : maximumPendingBytes
         var floor = Revision.none
         if case .since(let since) = request.backlog { floor = since }
-        state = Mutex(State(live: PendingEvents(coalescing: request.coalesce), lastFullySent: floor))
+        state = Mutex(State(live: PendingEvents(coalescing: request.coalesce, countingBytes: !request.coalesce && maximumPendingBytes != nil), lastFullySent: floor))
     }
 
     enum EnqueueResult {
@@ -118,7 +121,13 @@ final class SubscriberCore: Sendable {
                 while start < events.count, events[start].event.revision <= floor { start += 1 }
                 if start == events.count { return .accepted }
             }
-            if !request.coalesce && s.live.count + (events.count - start) > maximumPendingEvents {
+            var overflows = !request.coalesce && s.live.count + (events.count - start) > maximumPendingEvents
+            if !overflows, let maximumPendingBytes {
+                var bytes = s.live.bytes
+                for i in start..<events.count { bytes += events[i].size }
+                overflows = bytes > maximumPendingBytes
+            }
+            if overflows {
                 wakeups.append(s.finish(.slowConsumer(revision: s.lastFullySent)))
                 return .overflowed
             }

@@ -27,9 +27,15 @@ public final class SubscriptionHub: Sendable {
         /// `SlowConsumer` (coalescing subscribers are never ended: they hold
         /// at most one pending event per key).
         public var maximumPendingEvents: Int
+        /// Encoded bytes a subscriber may have waiting before it is ended with
+        /// `SlowConsumer`; `nil` for no byte bound. With a byte bound, an
+        /// event is encoded when it is queued (on the publishing thread)
+        /// rather than when it is first taken, since its size must be known.
+        public var maximumPendingBytes: Int?
 
-        public init(maximumPendingEvents: Int = 10_000) {
+        public init(maximumPendingEvents: Int = 10_000, maximumPendingBytes: Int? = 16 << 20) {
             self.maximumPendingEvents = maximumPendingEvents
+            self.maximumPendingBytes = maximumPendingBytes
         }
     }
 
@@ -56,7 +62,8 @@ public final class SubscriptionHub: Sendable {
     public func subscribe(_ request: SubscriptionRequest, backlog source: any BacklogSource) async throws -> Subscription {
         let id = SubscriptionID(rawValue: nextID.wrappingAdd(1, ordering: .relaxed).oldValue)
         let core = SubscriberCore(
-            id: id, request: request, maximumPendingEvents: max(1, configuration.maximumPendingEvents))
+            id: id, request: request, maximumPendingEvents: max(1, configuration.maximumPendingEvents),
+            maximumPendingBytes: configuration.maximumPendingBytes.map { max(1, $0) })
         let registered = registry.withLock { $0.register(core) }
         guard registered else { throw SubscriptionError.hubClosed }
         let subscription = Subscription(core: core, hub: self)

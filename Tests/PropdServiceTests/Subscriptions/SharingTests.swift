@@ -40,9 +40,9 @@ import Testing
         #expect(counter.other.load(ordering: .relaxed) == 50)
     }
 
-    @Test func anEventNobodyTakesIsNeverEncoded() async throws {
+    @Test func withoutAByteBoundAnEventNobodyTakesIsNeverEncoded() async throws {
         let counter = CountingEncoder()
-        let hub = SubscriptionHub(encoder: counter.encoder)
+        let hub = SubscriptionHub(configuration: .init(maximumPendingBytes: nil), encoder: counter.encoder)
         let store = FakeStore(hub: hub)
         let subscription = try await hub.subscribe(try SubscriptionRequest(patterns: [pattern("a.x")], initial: false), backlog: store)
         store.write([("b.y", 1)])
