@@ -19,8 +19,8 @@ import Synchronization
 /// Publishing never waits for a consumer: each subscriber has a bounded queue,
 /// and one that overflows it (without `coalesce`) is ended with
 /// ``SubscriptionEnd/slowConsumer(revision:)``. Matching goes through a
-/// ``PatternIndex``; each event is encoded at most once, by the first
-/// consumer that takes it.
+/// ``PatternIndex``; each event is encoded at most once and its bytes are
+/// shared by all its subscribers (see ``EncodedEvent``).
 public final class SubscriptionHub: Sendable {
     public struct Configuration: Sendable, Hashable {
         /// Live events a subscriber may have waiting before it is ended with
@@ -41,12 +41,14 @@ public final class SubscriptionHub: Sendable {
 
     public let configuration: Configuration
     let encoder: EventEncoder
+    private let encodeEagerly: Bool
     private let registry = Mutex(Registry())
     private let nextID = Atomic<UInt64>(1)
 
     public init(configuration: Configuration = Configuration(), encoder: @escaping EventEncoder = EventEncoding.jsonObject) {
         self.configuration = configuration
         self.encoder = encoder
+        encodeEagerly = configuration.maximumPendingBytes != nil
     }
 
     /// Number of live subscriptions (`Stats.subscriptions`).
@@ -89,7 +91,7 @@ public final class SubscriptionHub: Sendable {
     private func deliver<C: Collection<ChangeSet> & Sendable>(_ changeSets: C) {
         var wakeups: [Wakeup] = []
         registry.withLock { r in
-            r.publish(changeSets, encoder: encoder, wakeups: &wakeups)
+            r.publish(changeSets, encoder: encoder, encodeEagerly: encodeEagerly, wakeups: &wakeups)
         }
         // Outside the lock: a handler may call back into the hub.
         for wakeup in wakeups { wakeup.fire() }

@@ -20,9 +20,11 @@ import Testing
         }
     }
 
-    @Test func eachEventIsEncodedOnceForAllSubscribers() async throws {
+    /// Lazily (no byte bound) and eagerly (byte bound).
+    @Test(arguments: [nil, 16 << 20] as [Int?])
+    func eachEventIsEncodedOnceForAllSubscribers(byteBound: Int?) async throws {
         let counter = CountingEncoder()
-        let hub = SubscriptionHub(encoder: counter.encoder)
+        let hub = SubscriptionHub(configuration: .init(maximumPendingBytes: byteBound), encoder: counter.encoder)
         let store = FakeStore(hub: hub)
         var subscriptions: [Subscription] = []
         for _ in 0..<50 {
