@@ -78,7 +78,13 @@ public final class SubscriptionHub: Sendable {
 
     /// Delivers committed change sets, which must come in rising revision
     /// order, to every subscriber with a matching pattern. Returns at once:
-    /// it only appends to queues and wakes consumers.
+    /// it only appends to queues and wakes consumers (readiness handlers run
+    /// on this thread, after the hub's locks are released).
+    ///
+    /// Call it once the commit is visible to backlog reads: a subscription
+    /// whose backlog already holds a revision drops that revision's live
+    /// events, so publishing late never duplicates, but publishing before
+    /// readers can see the commit could let a subscription miss it.
     public func publish(_ changeSets: [ChangeSet]) {
         deliver(changeSets)
     }
