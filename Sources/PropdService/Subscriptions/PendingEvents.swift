@@ -24,8 +24,13 @@ struct PendingEvents {
     /// Absolute position of the pending event per key; only when coalescing.
     private var latestByKey: [CoalesceKey: Int]?
 
-    init(coalescing: Bool) {
+    /// Encoded bytes of the pending events, when counting.
+    private(set) var bytes = 0
+    private let countsBytes: Bool
+
+    init(coalescing: Bool, countingBytes: Bool = false) {
         latestByKey = coalescing ? [:] : nil
+        countsBytes = countingBytes
     }
 
     var isEmpty: Bool { count == 0 }
@@ -42,6 +47,7 @@ struct PendingEvents {
         }
         items.append(event)
         count += 1
+        if countsBytes { bytes += event.size }
         if holes > 64 && holes > count { compact() }
     }
 
@@ -61,12 +67,13 @@ struct PendingEvents {
         items[head] = nil
         head += 1
         count -= 1
+        if countsBytes { bytes -= event.size }
         if head >= 64 && head * 2 >= items.count {
             items.removeFirst(head)
             base += head
             head = 0
         }
-        if count == 0 { removeAll() }
+        if count == 0 { reset() }
         return event
     }
 
@@ -77,12 +84,30 @@ struct PendingEvents {
         }
     }
 
+    /// Empties the queue after the consumer caught up. A small buffer is
+    /// kept (a consumer that keeps up would otherwise free and reallocate it
+    /// for every event); a large one is given back.
+    private mutating func reset() {
+        if items.capacity <= 128 {
+            items.removeAll(keepingCapacity: true)
+        } else {
+            items = []
+        }
+        head = 0
+        base = 0
+        holes = 0
+        count = 0
+        bytes = 0
+        if latestByKey?.isEmpty == false { latestByKey = [:] }
+    }
+
     mutating func removeAll() {
         items = []
         head = 0
         base = 0
         holes = 0
         count = 0
+        bytes = 0
         if latestByKey != nil { latestByKey = [:] }
     }
 

@@ -57,9 +57,16 @@ final class SubscriberCore: Sendable {
 
         var hasEvents: Bool { backlogCursor < backlog.count || !live.isEmpty }
 
-        /// The last wake-up of an ended subscriber; forgets the handler, which
-        /// often holds the connection that holds this subscription.
-        mutating func releaseConsumer() -> Wakeup {
+        /// Ends the subscription: drops what is pending and returns the last
+        /// wake-up. The handler is forgotten (it often holds the connection
+        /// that holds this subscription); the returned wake-up keeps it alive
+        /// until it is fired outside every lock, since its release may re-enter the hub.
+        mutating func finish(_ reason: SubscriptionEnd) -> Wakeup {
+            phase = .ended(reason)
+            live.removeAll()
+            backlog = []
+            backlogCursor = 0
+            wantsWakeup = true
             let wake = takeWakeup()
             readiness = nil
             return wake
@@ -79,48 +86,56 @@ final class SubscriberCore: Sendable {
     let id: SubscriptionID
     let request: SubscriptionRequest
     let maximumPendingEvents: Int
+    let maximumPendingBytes: Int?
     private let state: Mutex<State>
 
-    init(id: SubscriptionID, request: SubscriptionRequest, maximumPendingEvents: Int) {
+    init(id: SubscriptionID, request: SubscriptionRequest, maximumPendingEvents: Int, maximumPendingBytes: Int? = nil) {
         self.id = id
         self.request = request
         self.maximumPendingEvents = maximumPendingEvents
+        // Coalescing subscribers are never ended, so their bytes need no counting.
+        self.maximumPendingBytes = request.coalesce ? nil : maximumPendingBytes
         var floor = Revision.none
         if case .since(let since) = request.backlog { floor = since }
-        state = Mutex(State(live: PendingEvents(coalescing: request.coalesce), lastFullySent: floor))
+        state = Mutex(State(live: PendingEvents(coalescing: request.coalesce, countingBytes: !request.coalesce && maximumPendingBytes != nil), lastFullySent: floor))
     }
 
     enum EnqueueResult {
-        case accepted(Wakeup)
+        case accepted
         /// The bound was exceeded: the subscriber is ended and must leave the hub.
-        case overflowed(Wakeup)
+        case overflowed
         /// Already ended; the hub should forget it.
         case ended
     }
 
-    /// Appends live events (whole revisions, in order). Called by the hub under its lock.
-    func enqueue(_ events: [EncodedEvent]) -> EnqueueResult {
+    /// Appends live events (whole revisions, in order) and adds the wake-up
+    /// owed to the consumer, if any, to `wakeups`. Called by the hub under its lock.
+    func enqueue(_ events: [EncodedEvent], wakeups: inout [Wakeup]) -> EnqueueResult {
         state.withLock { s in
             switch s.phase {
             case .ended: return .ended
             case .loading, .streaming: break
             }
-            var events = events[...]
-            if let floor = s.backlogRevision, let first = events.first, first.event.revision <= floor {
-                events = events.drop { $0.event.revision <= floor }
-                if events.isEmpty { return .accepted(.none) }
+            var start = 0
+            if let floor = s.backlogRevision {
+                while start < events.count, events[start].event.revision <= floor { start += 1 }
+                if start == events.count { return .accepted }
             }
-            if !request.coalesce && s.live.count + events.count > maximumPendingEvents {
-                s.phase = .ended(.slowConsumer(revision: s.lastFullySent))
-                s.live.removeAll()
-                s.backlog = []
-                s.backlogCursor = 0
-                s.wantsWakeup = true
-                return .overflowed(s.releaseConsumer())
+            var overflows = !request.coalesce && s.live.count + (events.count - start) > maximumPendingEvents
+            if !overflows, let maximumPendingBytes {
+                var bytes = s.live.bytes
+                for i in start..<events.count { bytes += events[i].size }
+                overflows = bytes > maximumPendingBytes
             }
-            for event in events { s.live.append(event) }
-            if case .loading = s.phase { return .accepted(.none) }
-            return .accepted(s.takeWakeup())
+            if overflows {
+                wakeups.append(s.finish(.slowConsumer(revision: s.lastFullySent)))
+                return .overflowed
+            }
+            for i in start..<events.count { s.live.append(events[i]) }
+            if case .streaming = s.phase, s.wantsWakeup || s.waiter != nil {
+                wakeups.append(s.takeWakeup())
+            }
+            return .accepted
         }
     }
 
@@ -144,12 +159,7 @@ final class SubscriberCore: Sendable {
     func end(_ reason: SubscriptionEnd) -> Bool {
         let (ended, wake): (Bool, Wakeup) = state.withLock { s in
             if case .ended = s.phase { return (false, .none) }
-            s.phase = .ended(reason)
-            s.live.removeAll()
-            s.backlog = []
-            s.backlogCursor = 0
-            s.wantsWakeup = true
-            return (true, s.releaseConsumer())
+            return (true, s.finish(reason))
         }
         wake.fire()
         return ended
@@ -188,7 +198,13 @@ final class SubscriberCore: Sendable {
     }
 
     func setReadinessHandler(_ handler: (@Sendable () -> Void)?) {
-        state.withLock { $0.readiness = handler }
+        let previous = state.withLock { s in
+            defer { s.readiness = handler }
+            return s.readiness
+        }
+        // Released here, outside the lock: a handler may hold the last reference
+        // to its subscription, whose release re-enters the hub.
+        _ = previous
     }
 
     /// Suspends until events are available or the subscription ends (or the

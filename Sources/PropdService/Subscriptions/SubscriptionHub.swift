@@ -19,28 +19,36 @@ import Synchronization
 /// Publishing never waits for a consumer: each subscriber has a bounded queue,
 /// and one that overflows it (without `coalesce`) is ended with
 /// ``SubscriptionEnd/slowConsumer(revision:)``. Matching goes through a
-/// ``PatternIndex``; each event is encoded at most once, by the first
-/// consumer that takes it.
+/// ``PatternIndex``; each event is encoded at most once and its bytes are
+/// shared by all its subscribers (see ``EncodedEvent``).
 public final class SubscriptionHub: Sendable {
     public struct Configuration: Sendable, Hashable {
         /// Live events a subscriber may have waiting before it is ended with
         /// `SlowConsumer` (coalescing subscribers are never ended: they hold
         /// at most one pending event per key).
         public var maximumPendingEvents: Int
+        /// Encoded bytes a subscriber may have waiting before it is ended with
+        /// `SlowConsumer`; `nil` for no byte bound. With a byte bound, an
+        /// event is encoded when it is queued (on the publishing thread)
+        /// rather than when it is first taken, since its size must be known.
+        public var maximumPendingBytes: Int?
 
-        public init(maximumPendingEvents: Int = 10_000) {
+        public init(maximumPendingEvents: Int = 10_000, maximumPendingBytes: Int? = 16 << 20) {
             self.maximumPendingEvents = maximumPendingEvents
+            self.maximumPendingBytes = maximumPendingBytes
         }
     }
 
     public let configuration: Configuration
     let encoder: EventEncoder
+    private let encodeEagerly: Bool
     private let registry = Mutex(Registry())
     private let nextID = Atomic<UInt64>(1)
 
     public init(configuration: Configuration = Configuration(), encoder: @escaping EventEncoder = EventEncoding.jsonObject) {
         self.configuration = configuration
         self.encoder = encoder
+        encodeEagerly = configuration.maximumPendingBytes != nil
     }
 
     /// Number of live subscriptions (`Stats.subscriptions`).
@@ -56,7 +64,8 @@ public final class SubscriptionHub: Sendable {
     public func subscribe(_ request: SubscriptionRequest, backlog source: any BacklogSource) async throws -> Subscription {
         let id = SubscriptionID(rawValue: nextID.wrappingAdd(1, ordering: .relaxed).oldValue)
         let core = SubscriberCore(
-            id: id, request: request, maximumPendingEvents: max(1, configuration.maximumPendingEvents))
+            id: id, request: request, maximumPendingEvents: max(1, configuration.maximumPendingEvents),
+            maximumPendingBytes: configuration.maximumPendingBytes.map { max(1, $0) })
         let registered = registry.withLock { $0.register(core) }
         guard registered else { throw SubscriptionError.hubClosed }
         let subscription = Subscription(core: core, hub: self)
@@ -69,7 +78,13 @@ public final class SubscriptionHub: Sendable {
 
     /// Delivers committed change sets, which must come in rising revision
     /// order, to every subscriber with a matching pattern. Returns at once:
-    /// it only appends to queues and wakes consumers.
+    /// it only appends to queues and wakes consumers (readiness handlers run
+    /// on this thread, after the hub's locks are released).
+    ///
+    /// Call it once the commit is visible to backlog reads: a subscription
+    /// whose backlog already holds a revision drops that revision's live
+    /// events, so publishing late never duplicates, but publishing before
+    /// readers can see the commit could let a subscription miss it.
     public func publish(_ changeSets: [ChangeSet]) {
         deliver(changeSets)
     }
@@ -82,7 +97,7 @@ public final class SubscriptionHub: Sendable {
     private func deliver<C: Collection<ChangeSet> & Sendable>(_ changeSets: C) {
         var wakeups: [Wakeup] = []
         registry.withLock { r in
-            r.publish(changeSets, encoder: encoder, wakeups: &wakeups)
+            r.publish(changeSets, encoder: encoder, encodeEagerly: encodeEagerly, wakeups: &wakeups)
         }
         // Outside the lock: a handler may call back into the hub.
         for wakeup in wakeups { wakeup.fire() }

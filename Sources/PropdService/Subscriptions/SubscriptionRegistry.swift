@@ -55,7 +55,11 @@ struct Registry {
         return cores
     }
 
-    mutating func publish<C: Collection<ChangeSet> & Sendable>(_ changeSets: C, encoder: @escaping EventEncoder, wakeups: inout [Wakeup]) {
+    /// Queues each change for its subscribers. `encodeEagerly` when queues
+    /// are bounded in bytes: the size must be known when an event is queued.
+    mutating func publish<C: Collection<ChangeSet> & Sendable>(
+        _ changeSets: C, encoder: @escaping EventEncoder, encodeEagerly: Bool, wakeups: inout [Wakeup]
+    ) {
         for changeSet in changeSets {
             assert(changeSet.revision > lastPublished, "change sets must be published in rising revision order")
             lastPublished = changeSet.revision
@@ -67,7 +71,7 @@ struct Registry {
                 index.forEachMatch(change.key) { matched.append($0) }
                 guard !matched.isEmpty else { continue }
                 stamp &+= 1
-                let event = EncodedEvent(change.event(at: changeSet.revision), encoder: encoder)
+                let event = EncodedEvent(change.event(at: changeSet.revision), encoder: encoder, eagerly: encodeEagerly)
                 for slot in matched where stamps[slot] != stamp {
                     stamps[slot] = stamp
                     if outbox[slot].isEmpty { touched.append(slot) }
@@ -77,20 +81,15 @@ struct Registry {
         }
         for slot in touched {
             guard let core = slots[slot] else { continue }
-            let result = core.enqueue(outbox[slot])
+            let result = core.enqueue(outbox[slot], wakeups: &wakeups)
             if outbox[slot].count > 64 {
                 outbox[slot] = []
             } else {
                 outbox[slot].removeAll(keepingCapacity: true)
             }
             switch result {
-            case .accepted(let wakeup):
-                if !wakeup.isEmpty { wakeups.append(wakeup) }
-            case .overflowed(let wakeup):
-                wakeups.append(wakeup)
-                unregister(core)
-            case .ended:
-                unregister(core)
+            case .accepted: break
+            case .overflowed, .ended: unregister(core)
             }
         }
         touched.removeAll(keepingCapacity: true)

@@ -44,6 +44,35 @@ import Testing
         #expect(again.backlog.map(\.revision) == (2...20).flatMap { [Revision(Int64($0)), Revision(Int64($0))] })
     }
 
+    @Test func aByteBoundEndsALaggardHoldingTooManyBytes() async throws {
+        // {"key":"k.a","kind":"set","value":"xxxxxxxxxx","revision":1} is 60 bytes.
+        let hub = SubscriptionHub(configuration: .init(maximumPendingEvents: 1_000, maximumPendingBytes: 150))
+        let store = FakeStore(hub: hub)
+        let subscription = try await hub.subscribe(try SubscriptionRequest(patterns: [.all], initial: false), backlog: store)
+        _ = subscription.next()  // synced
+        store.write([("k.a", "xxxxxxxxxx")])
+        store.write([("k.a", "xxxxxxxxxx")])
+        #expect(subscription.pendingCount == 2)
+        store.write([("k.a", "xxxxxxxxxx")])  // 180 bytes > 150
+        guard case .ended(let end) = subscription.next() else {
+            Issue.record("expected the end")
+            return
+        }
+        #expect(end == .slowConsumer(revision: 0))
+    }
+
+    @Test func takenEventsNoLongerCountAgainstTheByteBound() async throws {
+        let hub = SubscriptionHub(configuration: .init(maximumPendingEvents: 1_000, maximumPendingBytes: 150))
+        let store = FakeStore(hub: hub)
+        let subscription = try await hub.subscribe(try SubscriptionRequest(patterns: [.all], initial: false), backlog: store)
+        var received = Received()
+        for i in 1...20 {
+            store.write([("k.a", "xxxxxxxxxx")])
+            drain(subscription, into: &received) { $0.live.count == i }
+        }
+        #expect(received.end == nil && received.live.count == 20)
+    }
+
     @Test func theAsyncSequenceThrowsSlowConsumer() async throws {
         let hub = SubscriptionHub(configuration: .init(maximumPendingEvents: 3))
         let store = FakeStore(hub: hub)

@@ -73,12 +73,22 @@ import Testing
     /// in order, each revision contiguous; and its backlog is the state at R.
     @Test func concurrentWritersAndSubscribersSeeEveryRevisionOnce() async throws {
         let hub = SubscriptionHub(configuration: .init(maximumPendingEvents: 1_000_000))
-        let store = FakeStore(hub: hub)
         let keys = (0..<6).flatMap { ["a.k\($0)", "b.k\($0)", "a.n.k\($0)"] }
+        // Every subscription also sees commits between its registration and
+        // its backlog read, and between the read and the hand-over.
+        let finalRevision = Mutex(Revision.none)
+        let racing: @Sendable (FakeStore) -> Void = { store in
+            // Only while the writers run: the final revision must stay the last one.
+            store.writer.withLock { _ in
+                guard finalRevision.withLock({ $0 }) == .none else { return }
+                let changeSet = store.commit([Change.set(key(keys.randomElement() ?? "a.k0"), "race")])
+                store.hub.publish([changeSet])
+            }
+        }
+        let store = FakeStore(hub: hub, beforeRead: racing, afterRead: racing)
         let patternChoices = [["**"], ["a.*"], ["a.**"], ["b.k1", "a.k2"], ["*.k3"], ["b.*", "a.n.*"]]
         let subscribers = 12
         let results = Mutex<[(SubscriptionRequest, Received)]>([])
-        let finalRevision = Mutex(Revision.none)
         let finishedWriters = Atomic(0)
 
         onThreads(4 + subscribers) { worker in

@@ -23,6 +23,21 @@ struct HubBenchmarks {
 
     static func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
 
+    /// CPU time of the whole process (all threads).
+    static func processCPU() -> UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time)
+        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+    }
+
+    /// CPU time of the calling thread: on a loaded machine, wall time counts
+    /// the time other processes ran.
+    static func threadCPU() -> UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+    }
+
     /// A consumer thread serving many subscriptions, like an event loop:
     /// readiness handlers queue the subscription, the loop drains it.
     final class ConsumerLoop: Sendable {
@@ -36,9 +51,14 @@ struct HubBenchmarks {
 
         init(recordLatency: Bool) { self.recordLatency = recordLatency }
 
+        /// Queues a subscription; the loop is signalled only when its queue
+        /// was empty (as an event loop is woken only when idle).
         func wake(_ i: Int) {
-            ready.withLock { $0.append(i) }
-            signal.signal()
+            let wasEmpty = ready.withLock { queue in
+                defer { queue.append(i) }
+                return queue.isEmpty
+            }
+            if wasEmpty { signal.signal() }
         }
 
         func run(_ subscriptions: [Int: Subscription], perDelivery: @escaping @Sendable () -> Void) {
@@ -133,6 +153,7 @@ struct HubBenchmarks {
         let events = 200_000
         let setup = try await start(subscribers: subscribers, recordLatency: false, maximumPending: 1_000_000)
         let total = subscribers * events
+        let cpuStart = Self.processCPU()
         let start = Self.now()
         var revision: Int64 = 0
         var changeSets: [ChangeSet] = []
@@ -152,12 +173,14 @@ struct HubBenchmarks {
             sched_yield()  // not a sleep: yields the core to the consumers
         }
         let end = Self.now()
+        let cpu = Double(Self.processCPU() - cpuStart) / 1e9
         stop(setup)
         let seconds = Double(end - start) / 1e9
         print(
             "BENCH fan-out batch=\(batch): \(events) events x \(subscribers) subscribers = \(total) deliveries in "
                 + "\(String(format: "%.3f", seconds)) s -> \(Int(Double(total) / seconds)) deliveries/s; "
-                + "publisher alone \(Int(Double(events) / (Double(published - start) / 1e9))) events/s")
+                + "publisher alone \(Int(Double(events) / (Double(published - start) / 1e9))) events/s; "
+                + "process CPU \(String(format: "%.2f", cpu)) s -> \(Int(Double(total) / cpu)) deliveries per CPU-second")
     }
 
     @Test(arguments: [1, 100, 1000])
@@ -192,6 +215,44 @@ struct HubBenchmarks {
             "BENCH publish->event \(subscribers) subscribers, \(rounds) rounds, \(samples.count) deliveries: "
                 + "p50 \(String(format: "%.1f", percentile(0.5))) µs, p99 \(String(format: "%.1f", percentile(0.99))) µs, "
                 + "p99.9 \(String(format: "%.1f", percentile(0.999))) µs")
+    }
+
+    /// The hub's own costs, on one thread, without scheduling noise: publish
+    /// to 100 subscribers that do not read, then drain them all.
+    @Test func singleThreadedCostPerDelivery() async throws {
+        let subscribers = 100
+        let events = 20_000
+        let hub = SubscriptionHub(configuration: .init(maximumPendingEvents: 1_000_000))
+        let request = try SubscriptionRequest(patterns: [try KeyPattern("bench.*")], initial: false)
+        var subscriptions: [Subscription] = []
+        for _ in 0..<subscribers {
+            let subscription = try await hub.subscribe(request, backlog: EmptyBacklog())
+            _ = subscription.next()  // synced; armed
+            subscriptions.append(subscription)
+        }
+        // One thread throughout (no suspension point below), so thread CPU time is exact.
+        let start = Self.threadCPU()
+        for r in 1...events {
+            let key = Self.keys[r % Self.keys.count]
+            hub.publish(ChangeSet(revision: Revision(Int64(r)), changes: [.set(key, .integer(Int64(r)))]))
+        }
+        let published = Self.threadCPU()
+        var taken = 0
+        var bytes = 0
+        for subscription in subscriptions {
+            while case .events(let batch) = subscription.next(limit: 256) {
+                for event in batch { bytes &+= event.bytes.count }
+                taken += batch.count
+            }
+        }
+        let drained = Self.threadCPU()
+        #expect(taken == subscribers * events)
+        let deliveries = Double(subscribers * events)
+        print(
+            "BENCH single thread (CPU time), \(subscribers) subscribers x \(events) events: publish \(String(format: "%.0f", Double(published - start) / deliveries)) ns "
+                + "per delivery (\(String(format: "%.1f", Double(published - start) / Double(events) / 1000)) µs per event), "
+                + "take+bytes \(String(format: "%.0f", Double(drained - published) / deliveries)) ns per delivery; "
+                + "\(Int(deliveries / (Double(drained - start) / 1e9))) deliveries per CPU-second")
     }
 
     static func residentBytes() -> Int {

@@ -20,9 +20,11 @@ import Testing
         }
     }
 
-    @Test func eachEventIsEncodedOnceForAllSubscribers() async throws {
+    /// Lazily (no byte bound) and eagerly (byte bound).
+    @Test(arguments: [nil, 16 << 20] as [Int?])
+    func eachEventIsEncodedOnceForAllSubscribers(byteBound: Int?) async throws {
         let counter = CountingEncoder()
-        let hub = SubscriptionHub(encoder: counter.encoder)
+        let hub = SubscriptionHub(configuration: .init(maximumPendingBytes: byteBound), encoder: counter.encoder)
         let store = FakeStore(hub: hub)
         var subscriptions: [Subscription] = []
         for _ in 0..<50 {
@@ -40,9 +42,9 @@ import Testing
         #expect(counter.other.load(ordering: .relaxed) == 50)
     }
 
-    @Test func anEventNobodyTakesIsNeverEncoded() async throws {
+    @Test func withoutAByteBoundAnEventNobodyTakesIsNeverEncoded() async throws {
         let counter = CountingEncoder()
-        let hub = SubscriptionHub(encoder: counter.encoder)
+        let hub = SubscriptionHub(configuration: .init(maximumPendingBytes: nil), encoder: counter.encoder)
         let store = FakeStore(hub: hub)
         let subscription = try await hub.subscribe(try SubscriptionRequest(patterns: [pattern("a.x")], initial: false), backlog: store)
         store.write([("b.y", 1)])
@@ -86,6 +88,32 @@ import Testing
         #expect(hub.subscriptionCount == 0)
         #expect(core == nil)
         store.write([("k0.a", 2)])  // nobody left to deliver to
+    }
+
+    /// A handler that holds its own subscription (a connection holding both)
+    /// is let go when the subscription ends, outside the hub's locks.
+    @Test func aHandlerHoldingItsSubscriptionIsReleasedWhenItEnds() async throws {
+        let hub = SubscriptionHub(configuration: .init(maximumPendingEvents: 2))
+        let store = FakeStore(hub: hub)
+        var subscription: Subscription? = try await hub.subscribe(
+            try SubscriptionRequest(patterns: [.all], initial: false), backlog: store)
+        weak let released = subscription
+        let wakes = Atomic(0)
+        if let held = subscription {
+            held.onReady {
+                _ = held.id  // the handler holds the subscription
+                wakes.add(1, ordering: .relaxed)
+            }
+            _ = held.next()  // synced
+            _ = held.next()  // pending: armed
+        }
+        subscription = nil
+        #expect(released != nil)  // kept alive by its own handler
+        // Wakes at the first (then reads nothing), ends at the third.
+        for i in 1...3 { store.write([("a", .integer(Int64(i)))]) }
+        #expect(wakes.load(ordering: .relaxed) == 2)
+        #expect(released == nil)
+        #expect(hub.subscriptionCount == 0)
     }
 
     @Test func closingTheHubEndsEverySubscriptionAndRefusesNewOnes() async throws {
