@@ -101,10 +101,8 @@ extension BindingEngine {
 
     /// Installs `binding` on node `id`: static and followed edges, timers.
     func link(_ binding: DerivedBinding, at id: Int32) {
-        var seen: Set<Int32> = []
-        for source in binding.sourceNodes where seen.insert(source).inserted {
-            nodes[Int(source)].dependents.append(id)
-        }
+        // Source nodes are distinct: the compiler lists each key once.
+        for source in binding.sourceNodes { nodes[Int(source)].dependents.append(id) }
         for followed in binding.followedNodes { nodes[Int(followed)].dependents.append(id) }
         nodes[Int(id)].binding = binding
         bindingCount += 1
@@ -115,8 +113,7 @@ extension BindingEngine {
     /// Removes the binding on node `id`, if any, with all its edges and timers.
     func unlink(_ id: Int32) {
         guard let binding = nodes[Int(id)].binding else { return }
-        var seen: Set<Int32> = []
-        for source in binding.sourceNodes where seen.insert(source).inserted { removeDependent(id, from: source) }
+        for source in binding.sourceNodes { removeDependent(id, from: source) }
         for followed in binding.followedNodes { removeDependent(id, from: followed) }
         nodes[Int(id)].binding = nil
         bindingCount -= 1
