@@ -26,7 +26,9 @@ extension BindingEngine {
     /// from its sources' current values (RACObserve sends the current value
     /// first), then everything downstream of `key`.
     ///
-    /// Nothing changes when it throws. A replaced binding starts with fresh state.
+    /// Nothing changes when it throws. A replaced binding starts with fresh
+    /// state; the propagation always carries the declared key's state so the
+    /// store can replace what it persisted for an earlier binding of the key.
     public func declare(key: Key, expression: String, lookup: Lookup) throws(BindingError) -> Declaration {
         let compiled = try plan(key: key, expression: expression)
         let id = node(for: key)
@@ -42,6 +44,11 @@ extension BindingEngine {
             var result = Propagation()
             evaluate(id, subscribing: true, now: now, lookup: lookup, into: &result)
             drain(now: now, lookup: lookup, into: &result)
+            // A new binding's state replaces whatever an earlier binding of the
+            // key left persisted, even when evaluating it changed nothing.
+            if !result.states.contains(where: { $0.key == key }) {
+                result.states.insert(BindingStateUpdate(key: key, state: binding.stateJSON), at: 0)
+            }
             return finish(result)
         }
         return Declaration(sources: compiled.sources, propagation: propagation)
