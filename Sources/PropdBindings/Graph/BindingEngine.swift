@@ -46,7 +46,7 @@ public final class BindingEngine {
     /// The changes being propagated, for keys the engine has no node for yet.
     @exclusivity(unchecked) var input: [Change] = []
     /// `input` by key, built only when a flatMap switches to an unknown key.
-    var inputByKey: [Key: Emission]?
+    @exclusivity(unchecked) var inputByKey: [Key: Emission]?
 
     /// An engine reading time from `clock`.
     public init(clock: any BindingClock) {
