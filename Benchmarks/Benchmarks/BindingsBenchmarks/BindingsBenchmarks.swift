@@ -20,9 +20,13 @@ private func key(_ text: String) -> Key {
 
 private func engine() -> BindingEngine { BindingEngine(clock: ManualBindingClock()) }
 
-/// The process's resident memory in bytes, from /proc/self/statm (0 where unavailable).
+/// The process's resident memory in bytes, from /proc/self/statm (0 where
+/// unavailable), after returning free heap pages to the system so that memory
+/// freed by earlier benchmarks is not silently reused and left uncounted.
 private func residentBytes() -> Int {
     #if canImport(Glibc)
+    typealias MallocTrim = @convention(c) (Int) -> Int32
+    if let trim = dlsym(nil, "malloc_trim") { _ = unsafeBitCast(trim, to: MallocTrim.self)(0) }
     let fd = open("/proc/self/statm", O_RDONLY)
     guard fd >= 0 else { return 0 }
     defer { close(fd) }
