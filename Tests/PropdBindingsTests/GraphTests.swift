@@ -139,6 +139,7 @@ struct GraphTests {
         try store.bind("z", "combineLatest(a, b).map { $0 + $1 }.distinctUntilChanged()")
         try store.bind("m", "a.throttle(300ms)")
         #expect(store.engine.bindings.map(\.key.rawValue) == ["m", "z"])
+        #expect(store.engine.bindings(matching: try KeyPattern("z")).map(\.key.rawValue) == ["z"])
         let z = try #require(store.engine.binding(of: Store.key("z")))
         #expect(z.sources.map(\.rawValue) == ["a", "b"])
         #expect(z.operators == ["map", "distinctUntilChanged"])
