@@ -9,7 +9,11 @@ public struct BindingInstant: Sendable, Hashable, Comparable, CustomStringConver
     /// This instant moved forward by `duration` (rounded down to whole milliseconds).
     public func advanced(by duration: Duration) -> BindingInstant {
         let (seconds, attoseconds) = duration.components
-        return BindingInstant(milliseconds: milliseconds + seconds * 1000 + attoseconds / 1_000_000_000_000_000)
+        // Saturates instead of trapping on absurd durations.
+        let (whole, overflow1) = seconds.multipliedReportingOverflow(by: 1000)
+        let (sum, overflow2) = milliseconds.addingReportingOverflow(whole &+ attoseconds / 1_000_000_000_000_000)
+        if overflow1 || overflow2 { return BindingInstant(milliseconds: seconds < 0 ? Int64.min : Int64.max) }
+        return BindingInstant(milliseconds: sum)
     }
 
     public static func < (lhs: BindingInstant, rhs: BindingInstant) -> Bool { lhs.milliseconds < rhs.milliseconds }

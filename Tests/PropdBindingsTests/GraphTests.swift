@@ -91,6 +91,8 @@ struct GraphTests {
         try store.bind("c", "b.map { $0 * 10 }")
         let bound = try store.bind("b", "a.map { $0 + 1 }")
         #expect(bound.changes == [.set(Store.key("b"), 3), .set(Store.key("c"), 30)])
+        // The declared key's state always comes along, so a stale persisted state is replaced.
+        #expect(bound.states.map(\.key) == [Store.key("b")])
     }
 
     @Test("invalid bindings change nothing")
@@ -111,6 +113,7 @@ struct GraphTests {
         store.set("b", 5)
         let replaced = try store.bind("x", "b.map { $0 * 2 }")
         #expect(replaced.changes == [.set(Store.key("x"), 10)])
+        #expect(replaced.states == [BindingStateUpdate(key: Store.key("x"), state: ["states": []])])
         #expect(store.set("a", 2).changes.isEmpty)
         #expect(store.engine.binding(of: Store.key("x"))?.sources == [Store.key("b")])
     }
@@ -136,6 +139,7 @@ struct GraphTests {
         try store.bind("z", "combineLatest(a, b).map { $0 + $1 }.distinctUntilChanged()")
         try store.bind("m", "a.throttle(300ms)")
         #expect(store.engine.bindings.map(\.key.rawValue) == ["m", "z"])
+        #expect(store.engine.bindings(matching: try KeyPattern("z")).map(\.key.rawValue) == ["z"])
         let z = try #require(store.engine.binding(of: Store.key("z")))
         #expect(z.sources.map(\.rawValue) == ["a", "b"])
         #expect(z.operators == ["map", "distinctUntilChanged"])

@@ -284,3 +284,97 @@ struct OperatorTests {
         #expect(store.set("a", ["x": 2]).changes.isEmpty)
     }
 }
+
+@Suite("Operators: errors and edge cases")
+struct OperatorEdgeTests {
+    @Test("merge — an error of one source is reported; a value of another in the same revision wins")
+    func mergeErrors() throws {
+        let store = Store()
+        try store.bind("m", "merge(a.map { 1 / $0 }, b)")
+        store.set("a", 0)
+        #expect(store.error("m")?.contains("division by zero") == true)
+        store.set([("a", 0), ("b", 7)])
+        #expect(store.value("m") == 7)
+        #expect(store.error("m") == nil)
+    }
+
+    @Test("take — once frozen, errors upstream are ignored too (RAC: the signal has completed)")
+    func takeFrozenIgnoresErrors() throws {
+        let store = Store()
+        try store.bind("t", "a.map { 10 / $0 }.take(1)")
+        store.set("a", 2)
+        #expect(store.set("a", 0).changes.isEmpty)
+        #expect(store.error("t") == nil)
+        #expect(store.value("t") == 5)
+    }
+
+    @Test("scan — an error leaves the accumulator as it was")
+    func scanError() throws {
+        let store = Store()
+        try store.bind("s", "a.scan(0) { acc, x in acc + 10 / x }")
+        store.set("a", 5)
+        store.set("a", 0)
+        #expect(store.error("s") != nil)
+        store.set("a", 10)
+        #expect(store.value("s") == 3)
+    }
+
+    @Test("throttle — errors are not delayed; a newer value restarts the wait")
+    func throttleErrorsAndRestart() throws {
+        let store = Store()
+        try store.bind("q", "a.map { 10 / $0 }.throttle(100ms)")
+        store.set("a", 0)
+        #expect(store.error("q")?.contains("division by zero") == true)
+        store.set("a", 1)
+        store.clock.advance(by: .milliseconds(60))
+        store.set("a", 2)
+        store.clock.advance(by: .milliseconds(60))
+        #expect(store.fire().changes.isEmpty)
+        store.clock.advance(by: .milliseconds(40))
+        #expect(store.fire().changes == [.set(Store.key("q"), 5)])
+        #expect(store.error("q") == nil)
+    }
+
+    @Test("flatMap — an invalid key name is an error state")
+    func flatMapInvalidKey() throws {
+        let store = Store()
+        try store.bind("f", #"sel.flatMap { s in key("x." + s) }"#)
+        store.set("sel", "a b")
+        #expect(store.error("f")?.contains("is not a valid key") == true)
+    }
+
+    @Test("a deleted source of a plain map emits nothing: the derived key keeps its value")
+    func deletedSource() throws {
+        let store = Store()
+        try store.bind("m", "a.map { $0 + 1 }")
+        store.set("a", 1)
+        #expect(store.delete("a").changes.isEmpty)
+        #expect(store.value("m") == 2)
+    }
+
+    @Test("keys the engine does not know are ignored")
+    func unknownKeys() throws {
+        let store = Store()
+        try store.bind("m", "a.map { $0 }")
+        #expect(store.set("zzz", 1).isEmpty)
+    }
+
+    @Test("a missing field is an error unless ?? or catchTo handles it")
+    func missingField() throws {
+        let store = Store()
+        try store.bind("plain", "a.map { $0.name }")
+        try store.bind("fallback", #"a.map { $0.name ?? "anonymous" }"#)
+        try store.bind("caught", #"a.map { $0.name }.catchTo("none")"#)
+        store.set("a", ["id": 1])
+        #expect(store.error("plain") == "missing field 'name' at 1:11")
+        #expect(store.value("fallback") == "anonymous")
+        #expect(store.value("caught") == "none")
+    }
+
+    @Test("BindingInstant moves by Durations, in milliseconds")
+    func instants() {
+        let start = BindingInstant(milliseconds: 1_000)
+        #expect(start.advanced(by: .seconds(2)) == BindingInstant(milliseconds: 3_000))
+        #expect(start.advanced(by: .milliseconds(1)) > start)
+    }
+}

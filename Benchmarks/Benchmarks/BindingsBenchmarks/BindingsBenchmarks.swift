@@ -20,9 +20,13 @@ private func key(_ text: String) -> Key {
 
 private func engine() -> BindingEngine { BindingEngine(clock: ManualBindingClock()) }
 
-/// The process's resident memory in bytes, from /proc/self/statm (0 where unavailable).
+/// The process's resident memory in bytes, from /proc/self/statm (0 where
+/// unavailable), after returning free heap pages to the system so that memory
+/// freed by earlier benchmarks is not silently reused and left uncounted.
 private func residentBytes() -> Int {
     #if canImport(Glibc)
+    typealias MallocTrim = @convention(c) (Int) -> Int32
+    if let trim = dlsym(nil, "malloc_trim") { _ = unsafeBitCast(trim, to: MallocTrim.self)(0) }
     let fd = open("/proc/self/statm", O_RDONLY)
     guard fd >= 0 else { return 0 }
     defer { close(fd) }
@@ -46,7 +50,7 @@ let benchmarks: @Sendable () -> Void = {
 
     // One source change evaluated through one `map` binding, the service's call included.
     Benchmark("Simple map evaluation (propagate one change)",
-        configuration: .init(metrics: [.throughput, .wallClock, .mallocCountTotal], scalingFactor: .kilo))
+        configuration: .init(metrics: [.throughput, .wallClock, .cpuTotal, .mallocCountTotal], scalingFactor: .kilo))
     { benchmark in
         let engine = engine()
         let source = key("room.temp")
@@ -61,7 +65,7 @@ let benchmarks: @Sendable () -> Void = {
 
     // The same, several changes per call: the per-call overhead shared, as the service batches.
     Benchmark("Simple map evaluation (1,000 bindings per call)",
-        configuration: .init(metrics: [.throughput, .wallClock], scalingFactor: .kilo))
+        configuration: .init(metrics: [.throughput, .wallClock, .cpuTotal], scalingFactor: .kilo))
     { benchmark in
         let engine = engine()
         for i in 0..<1_000 {
@@ -70,7 +74,8 @@ let benchmarks: @Sendable () -> Void = {
         let sources = (0..<1_000).map { key("in.\($0)") }
         var value: Int64 = 0
         benchmark.startMeasurement()
-        for _ in 0..<(benchmark.scaledIterations.count / 1_000 + 1) {
+        // Scaled by 1,000: one iteration is one call propagating 1,000 changes.
+        for _ in 0..<max(1, benchmark.scaledIterations.count / 1_000) {
             value &+= 1
             let changes = sources.map { Change.set($0, .integer(value)) }
             blackHole(engine.propagate(changes) { _ in nil })
@@ -78,7 +83,7 @@ let benchmarks: @Sendable () -> Void = {
     }
 
     Benchmark("Chain of 10,000 derived keys (one change)",
-        configuration: .init(metrics: [.wallClock, .mallocCountTotal], maxIterations: 200))
+        configuration: .init(metrics: [.wallClock, .cpuTotal, .mallocCountTotal], maxIterations: 200))
     { benchmark in
         let engine = engine()
         _ = try engine.declare(key: key("chain.0"), expression: "head.map { $0 + 1 }") { _ in nil }
@@ -95,7 +100,7 @@ let benchmarks: @Sendable () -> Void = {
     }
 
     Benchmark("Fan-out of one key to 10,000 bindings (one change)",
-        configuration: .init(metrics: [.wallClock, .mallocCountTotal], maxIterations: 200))
+        configuration: .init(metrics: [.wallClock, .cpuTotal, .mallocCountTotal], maxIterations: 200))
     { benchmark in
         let engine = engine()
         for i in 0..<10_000 {
@@ -111,7 +116,7 @@ let benchmarks: @Sendable () -> Void = {
     }
 
     Benchmark("Declare 100,000 bindings",
-        configuration: .init(metrics: [.wallClock, .peakMemoryResidentDelta], maxIterations: 5))
+        configuration: .init(metrics: [.wallClock, .cpuTotal, .peakMemoryResidentDelta], maxIterations: 5))
     { benchmark in
         let keys = (0..<100_000).map { key("derived.\($0)") }
         let expressions = (0..<100_000).map { "source.\($0 % 1000).map { x in x * 2 + \($0) }" }

@@ -17,6 +17,10 @@ enum Arithmetic {
     static func apply(_ op: BinaryOperator, _ a: JSONValue, _ b: JSONValue, at location: SourceLocation)
         throws(EvaluationError) -> JSONValue
     {
+        // The common case first: two integers stay exact while they fit.
+        if case .integer(let x) = a, case .integer(let y) = b, let exact = try integer(op, x, y, at: location) {
+            return exact
+        }
         switch op {
         case .equal: return .bool(a == b)
         case .notEqual: return .bool(a != b)
@@ -33,9 +37,6 @@ enum Arithmetic {
             }
         default: break
         }
-        if case .integer(let x) = a, case .integer(let y) = b, let exact = integer(op, x, y, at: location) {
-            return try exact.get()
-        }
         guard let x = a.doubleValue, let y = b.doubleValue else {
             throw EvaluationError(kind: .typeMismatch,
                 reason: "'\(op.rawValue)' needs numbers, got \(a.typeName) and \(b.typeName)", location: location)
@@ -49,7 +50,9 @@ enum Arithmetic {
             guard y != 0 else { throw EvaluationError(kind: .divisionByZero, reason: "division by zero", location: location) }
             result = x / y
         default:  // .remainder
-            guard y != 0 else { throw EvaluationError(kind: .divisionByZero, reason: "remainder of a division by zero", location: location) }
+            guard y != 0 else {
+                throw EvaluationError(kind: .divisionByZero, reason: "remainder of a division by zero", location: location)
+            }
             result = x.truncatingRemainder(dividingBy: y)
         }
         guard result.isFinite else {
@@ -59,10 +62,10 @@ enum Arithmetic {
         return .number(result)
     }
 
-    /// Exact integer arithmetic; `nil` when the operation must go through doubles
-    /// (division, overflow).
+    /// Exact integer arithmetic and comparison; `nil` when the operation must
+    /// go through doubles (division, overflow).
     private static func integer(_ op: BinaryOperator, _ x: Int64, _ y: Int64, at location: SourceLocation)
-        -> Result<JSONValue, EvaluationError>?
+        throws(EvaluationError) -> JSONValue?
     {
         let outcome: (partialValue: Int64, overflow: Bool)
         switch op {
@@ -70,14 +73,25 @@ enum Arithmetic {
         case .subtract: outcome = x.subtractingReportingOverflow(y)
         case .multiply: outcome = x.multipliedReportingOverflow(by: y)
         case .remainder:
-            if y == 0 {
-                return .failure(EvaluationError(kind: .divisionByZero, reason: "remainder of a division by zero",
-                    location: location))
+            guard y != 0 else {
+                throw EvaluationError(kind: .divisionByZero, reason: "remainder of a division by zero", location: location)
             }
             outcome = x.remainderReportingOverflow(dividingBy: y)
+        case .less: return .bool(x < y)
+        case .lessEqual: return .bool(x <= y)
+        case .greater: return .bool(x > y)
+        case .greaterEqual: return .bool(x >= y)
+        case .equal: return .bool(x == y)
+        case .notEqual: return .bool(x != y)
+        case .divide:
+            // Real division; exact when it divides evenly.
+            guard y != 0 else { throw EvaluationError(kind: .divisionByZero, reason: "division by zero", location: location) }
+            let (quotient, overflow) = x.dividedReportingOverflow(by: y)
+            guard !overflow, quotient &* y == x, abs(Double(quotient)) <= JSONValue.maxExactInteger else { return nil }
+            return .integer(quotient)
         default: return nil
         }
-        return outcome.overflow ? nil : .success(.integer(outcome.partialValue))
+        return outcome.overflow ? nil : .integer(outcome.partialValue)
     }
 
     static func compare(_ op: BinaryOperator, _ a: JSONValue, _ b: JSONValue, at location: SourceLocation)

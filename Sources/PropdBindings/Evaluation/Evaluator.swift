@@ -91,7 +91,20 @@ extension Expression {
             if case .null = left { return try rhs.evaluate(frame) }
             return left
         default:
-            return try Arithmetic.apply(op, try lhs.evaluate(frame), try rhs.evaluate(frame), at: location)
+            let left = try lhs.evaluate(frame)
+            let right = try rhs.evaluate(frame)
+            // Integer + - * inline: the commonest arithmetic of bindings.
+            if case .integer(let x) = left, case .integer(let y) = right {
+                let outcome: (partialValue: Int64, overflow: Bool)
+                switch op {
+                case .add: outcome = x.addingReportingOverflow(y)
+                case .subtract: outcome = x.subtractingReportingOverflow(y)
+                case .multiply: outcome = x.multipliedReportingOverflow(by: y)
+                default: outcome = (0, true)
+                }
+                if !outcome.overflow { return .integer(outcome.partialValue) }
+            }
+            return try Arithmetic.apply(op, left, right, at: location)
         }
     }
 }

@@ -26,7 +26,9 @@ extension BindingEngine {
     /// from its sources' current values (RACObserve sends the current value
     /// first), then everything downstream of `key`.
     ///
-    /// Nothing changes when it throws. A replaced binding starts with fresh state.
+    /// Nothing changes when it throws. A replaced binding starts with fresh
+    /// state; the propagation always carries the declared key's state so the
+    /// store can replace what it persisted for an earlier binding of the key.
     public func declare(key: Key, expression: String, lookup: Lookup) throws(BindingError) -> Declaration {
         let compiled = try plan(key: key, expression: expression)
         let id = node(for: key)
@@ -42,6 +44,11 @@ extension BindingEngine {
             var result = Propagation()
             evaluate(id, subscribing: true, now: now, lookup: lookup, into: &result)
             drain(now: now, lookup: lookup, into: &result)
+            // A new binding's state replaces whatever an earlier binding of the
+            // key left persisted, even when evaluating it changed nothing.
+            if !result.states.contains(where: { $0.key == key }) {
+                result.states.insert(BindingStateUpdate(key: key, state: binding.stateJSON), at: 0)
+            }
             return finish(result)
         }
         return Declaration(sources: compiled.sources, propagation: propagation)
@@ -101,10 +108,8 @@ extension BindingEngine {
 
     /// Installs `binding` on node `id`: static and followed edges, timers.
     func link(_ binding: DerivedBinding, at id: Int32) {
-        var seen: Set<Int32> = []
-        for source in binding.sourceNodes where seen.insert(source).inserted {
-            nodes[Int(source)].dependents.append(id)
-        }
+        // Source nodes are distinct: the compiler lists each key once.
+        for source in binding.sourceNodes { nodes[Int(source)].dependents.append(id) }
         for followed in binding.followedNodes { nodes[Int(followed)].dependents.append(id) }
         nodes[Int(id)].binding = binding
         bindingCount += 1
@@ -115,8 +120,7 @@ extension BindingEngine {
     /// Removes the binding on node `id`, if any, with all its edges and timers.
     func unlink(_ id: Int32) {
         guard let binding = nodes[Int(id)].binding else { return }
-        var seen: Set<Int32> = []
-        for source in binding.sourceNodes where seen.insert(source).inserted { removeDependent(id, from: source) }
+        for source in binding.sourceNodes { removeDependent(id, from: source) }
         for followed in binding.followedNodes { removeDependent(id, from: followed) }
         nodes[Int(id)].binding = nil
         bindingCount -= 1

@@ -17,6 +17,14 @@ extension BindingEngine {
         nodes.compactMap { node in node.binding.map { info($0, key: node.key) } }.sorted { $0.key < $1.key }
     }
 
+    /// The bindings whose key matches `pattern`, sorted by key (`Bindings(pattern)`).
+    public func bindings(matching pattern: KeyPattern) -> [BindingInfo] {
+        nodes.compactMap { node in
+            guard let binding = node.binding, pattern.matches(node.key) else { return nil }
+            return info(binding, key: node.key)
+        }.sorted { $0.key < $1.key }
+    }
+
     /// The operator state of `key`'s binding as JSON, to persist; give it back
     /// to ``restore(_:)`` after a restart. `nil` when `key` has no binding.
     public func state(of key: Key) -> JSONValue? {

@@ -27,10 +27,13 @@ final class DerivedBinding {
     let compiled: CompiledBinding
     /// The nodes of `compiled.sources`, index for index.
     let sourceNodes: [Int32]
-    var states: [OperatorState]
-    var error: String?
+    // Unchecked for the same reason as the engine's storage (see
+    // `BindingEngine.nodes`): one owner, and `states` is swapped out while
+    // the binding evaluates, so no two accesses overlap.
+    @exclusivity(unchecked) var states: [OperatorState]
+    @exclusivity(unchecked) var error: String?
     /// The earliest deadline of a pending throttle, in milliseconds.
-    var deadline: Int64?
+    @exclusivity(unchecked) var deadline: Int64?
 
     init(expression: String, compiled: CompiledBinding, sourceNodes: [Int32]) {
         self.expression = expression

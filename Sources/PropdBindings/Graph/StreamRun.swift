@@ -4,7 +4,10 @@ import PropdCore
 /// (the current change of a source, a key's current value, the time) and
 /// what they report back (state changed, edges to follow, deadlines).
 struct StreamRun {
-    unowned let engine: BindingEngine
+    // unowned(unsafe): a run lives only inside `BindingEngine.evaluate`, which
+    // the engine itself is executing, so the engine always outlives it; this
+    // saves the unowned reference counting on every source read.
+    unowned(unsafe) let engine: BindingEngine
     let node: Int32
     let sourceNodes: [Int32]
     /// True for the first evaluation at Bind: sources emit their current values.
@@ -23,9 +26,9 @@ struct StreamRun {
     /// What a source node says in this evaluation.
     func change(of source: Int32?) -> Emission {
         guard let source else { return .nothing }
-        let node = engine.nodes[Int(source)]
-        if node.changedEpoch == epoch { return node.change }
-        if subscribing, let value = lookup(node.key) { return .value(value) }
+        // Field by field: copying the whole node would retain its key, edges and binding.
+        if engine.nodes[Int(source)].changedEpoch == epoch { return engine.nodes[Int(source)].change }
+        if subscribing, let value = lookup(engine.nodes[Int(source)].key) { return .value(value) }
         return .nothing
     }
 

@@ -3,7 +3,7 @@ import PropdCore
 /// The parsed form of a binding: a source followed by its chain of operators.
 /// Locations point into the expression text for error messages.
 indirect enum StreamSyntax: Sendable {
-    case key(String, SourceLocation)
+    case key(Key, SourceLocation)
     case combineLatest([StreamSyntax], SourceLocation)
     case merge([StreamSyntax], SourceLocation)
     case apply(StreamSyntax, OperatorSyntax)

@@ -37,17 +37,15 @@ enum Arity: Equatable {
 /// Lowers ``StreamSyntax`` to a ``StreamProgram``.
 struct StreamCompiler {
     var sources: [Key] = []
-    var sourceIndex: [String: Int] = [:]
     var states: [OperatorState] = []
     var labels: [String] = []
     var usesTime = false
 
     mutating func stream(_ syntax: StreamSyntax) throws(BindingError) -> (program: StreamProgram, arity: Arity) {
         switch syntax {
-        case .key(let text, let location):
-            if let index = sourceIndex[text] { return (.source(index), .single) }
-            guard let key = try? Key(text) else { throw .invalid("'\(text)' is not a valid key", at: location) }
-            sourceIndex[text] = sources.count
+        case .key(let key, _):
+            // Bindings name few keys: a linear search beats hashing here.
+            if let index = sources.firstIndex(of: key) { return (.source(index), .single) }
             sources.append(key)
             return (.source(sources.count - 1), .single)
         case .combineLatest(let arguments, _):

@@ -108,7 +108,7 @@ struct Lexer {
             position += 2
             return Token(kind: .symbol(two), start: start, end: position)
         }
-        if let one = Token.Symbol(rawValue: String(UnicodeScalar(b))), b < 0x80 {
+        if let one = Lexer.singleSymbol(b) {
             position += 1
             return Token(kind: .symbol(one), start: start, end: position)
         }
@@ -121,6 +121,31 @@ struct Lexer {
             default: ""
             }
         throw .invalid("unexpected character '\(character)'\(hint)", at: location(of: start))
+    }
+
+    private static func singleSymbol(_ b: UInt8) -> Token.Symbol? {
+        switch b {
+        case UInt8(ascii: "("): .leftParen
+        case UInt8(ascii: ")"): .rightParen
+        case UInt8(ascii: "{"): .leftBrace
+        case UInt8(ascii: "}"): .rightBrace
+        case UInt8(ascii: "["): .leftBracket
+        case UInt8(ascii: "]"): .rightBracket
+        case UInt8(ascii: ","): .comma
+        case UInt8(ascii: ":"): .colon
+        case UInt8(ascii: "."): .dot
+        case UInt8(ascii: "?"): .question
+        case UInt8(ascii: "+"): .plus
+        case UInt8(ascii: "-"): .minus
+        case UInt8(ascii: "*"): .star
+        case UInt8(ascii: "/"): .slash
+        case UInt8(ascii: "%"): .percent
+        case UInt8(ascii: "!"): .not
+        case UInt8(ascii: "<"): .less
+        case UInt8(ascii: ">"): .greater
+        case UInt8(ascii: "="): .assign
+        default: nil
+        }
     }
 
     private mutating func number() throws(BindingError) -> Token {

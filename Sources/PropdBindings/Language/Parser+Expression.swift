@@ -33,11 +33,11 @@ extension Parser {
     }
 
     private mutating func parseLeftAssociative(
-        _ operators: [Token.Symbol: BinaryOperator],
+        _ operators: (Token.Symbol) -> BinaryOperator?,
         _ operand: (inout Parser) throws(BindingError) -> ExpressionSyntax
     ) throws(BindingError) -> ExpressionSyntax {
         var left = try operand(&self)
-        while case .symbol(let s) = try peek().kind, let op = operators[s] {
+        while case .symbol(let s) = try peek().kind, let op = operators(s) {
             let token = try advance()
             let right = try operand(&self)
             left = try node(.binary(op, left, right), location(of: token), children: [left, right])
@@ -46,24 +46,48 @@ extension Parser {
     }
 
     private mutating func parseOr() throws(BindingError) -> ExpressionSyntax {
-        try parseLeftAssociative([.or: .or]) { (p: inout Parser) throws(BindingError) in try p.parseAnd() }
+        try parseLeftAssociative({ $0 == .or ? .or : nil }) { (p: inout Parser) throws(BindingError) in try p.parseAnd() }
     }
 
     private mutating func parseAnd() throws(BindingError) -> ExpressionSyntax {
-        try parseLeftAssociative([.and: .and]) { (p: inout Parser) throws(BindingError) in try p.parseComparison() }
+        try parseLeftAssociative({ $0 == .and ? .and : nil }) { (p: inout Parser) throws(BindingError) in try p.parseComparison() }
     }
 
-    private static let comparisons: [Token.Symbol: BinaryOperator] = [
-        .equal: .equal, .notEqual: .notEqual, .less: .less, .lessEqual: .lessEqual,
-        .greater: .greater, .greaterEqual: .greaterEqual,
-    ]
+    private static func comparison(_ symbol: Token.Symbol) -> BinaryOperator? {
+        switch symbol {
+        case .equal: .equal
+        case .notEqual: .notEqual
+        case .less: .less
+        case .lessEqual: .lessEqual
+        case .greater: .greater
+        case .greaterEqual: .greaterEqual
+        default: nil
+        }
+    }
+
+    private static func additive(_ symbol: Token.Symbol) -> BinaryOperator? {
+        switch symbol {
+        case .plus: .add
+        case .minus: .subtract
+        default: nil
+        }
+    }
+
+    private static func multiplicative(_ symbol: Token.Symbol) -> BinaryOperator? {
+        switch symbol {
+        case .star: .multiply
+        case .slash: .divide
+        case .percent: .remainder
+        default: nil
+        }
+    }
 
     private mutating func parseComparison() throws(BindingError) -> ExpressionSyntax {
         let left = try parseCoalesce()
-        guard case .symbol(let s) = try peek().kind, let op = Parser.comparisons[s] else { return left }
+        guard case .symbol(let s) = try peek().kind, let op = Parser.comparison(s) else { return left }
         let token = try advance()
         let right = try parseCoalesce()
-        if case .symbol(let next) = try peek().kind, Parser.comparisons[next] != nil {
+        if case .symbol(let next) = try peek().kind, Parser.comparison(next) != nil {
             throw .invalid("comparisons cannot be chained; join them with && instead", at: location(of: try peek()))
         }
         return try node(.binary(op, left, right), location(of: token), children: [left, right])
@@ -84,13 +108,13 @@ extension Parser {
     }
 
     private mutating func parseAdditive() throws(BindingError) -> ExpressionSyntax {
-        try parseLeftAssociative([.plus: .add, .minus: .subtract]) { (p: inout Parser) throws(BindingError) in
+        try parseLeftAssociative(Parser.additive) { (p: inout Parser) throws(BindingError) in
             try p.parseMultiplicative()
         }
     }
 
     private mutating func parseMultiplicative() throws(BindingError) -> ExpressionSyntax {
-        try parseLeftAssociative([.star: .multiply, .slash: .divide, .percent: .remainder]) {
+        try parseLeftAssociative(Parser.multiplicative) {
             (p: inout Parser) throws(BindingError) in try p.parseUnary()
         }
     }

@@ -71,10 +71,10 @@ struct Parser {
 
     /// Consumes `symbol` or fails with "expected '<symbol>' <context>".
     @discardableResult
-    mutating func expect(_ symbol: Token.Symbol, _ context: String) throws(BindingError) -> Token {
+    mutating func expect(_ symbol: Token.Symbol, _ context: @autoclosure () -> String) throws(BindingError) -> Token {
         let token = try peek()
         guard case .symbol(let s) = token.kind, s == symbol else {
-            throw error("expected '\(symbol.rawValue)' \(context)", found: token)
+            throw error("expected '\(symbol.rawValue)' \(context())", found: token)
         }
         return try advance()
     }
@@ -166,8 +166,9 @@ struct Parser {
         }
         lexer.position = end
         let text = lexer.text(start..<end)
+        let key: Key
         do {
-            _ = try Key(text)
+            key = try Key(text)
         } catch {
             throw .invalid("'\(text)' is not a valid key: it \(error)", at: location)
         }
@@ -179,7 +180,7 @@ struct Parser {
                     + "\(OperatorSyntax.names.joined(separator: ", ")), combineLatest or merge",
                 at: lexer.location(of: end - last.utf8.count))
         }
-        return .key(text, location)
+        return .key(key, location)
     }
 
     private mutating func parseOperator(_ name: String, at location: SourceLocation) throws(BindingError)

@@ -20,7 +20,8 @@ struct ThrottleState: Sendable, Equatable {
         switch input {
         case .value(let value):
             pending = value
-            deadline = now + milliseconds
+            let (due, overflow) = now.addingReportingOverflow(milliseconds)
+            deadline = overflow ? Int64.max : due
             changed = true
         case .error, .deleted:
             if output == .nothing { output = input }
