@@ -50,6 +50,12 @@ public final class PropertyStore: Sendable {
         let start: (revision: Revision, horizon: Revision)
         do {
             pool = try DatabasePool(path: path, configuration: grdb)
+            // GRDB sets synchronous=NORMAL on the writer after prepareDatabase
+            // when it enables WAL: set the configured level again, last. The
+            // writer connection lives as long as the pool, so this holds.
+            try pool.writeWithoutTransaction { db in
+                try db.execute(sql: "PRAGMA synchronous = \(synchronous)")
+            }
             let migrator = Migrations.migrator()
             try migrator.migrate(pool)
             start = try pool.read { db in
@@ -69,6 +75,11 @@ public final class PropertyStore: Sendable {
         }
         groupCommit = GroupCommit(
             pool: pool, path: path, configuration: configuration, revision: start.revision, horizon: start.horizon)
+    }
+
+    /// The writer connection's `PRAGMA synchronous` (2 = FULL, 1 = NORMAL).
+    func writerSynchronous() throws -> Int {
+        try pool.writeWithoutTransaction { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") ?? -1 }
     }
 
     /// The migrations this build knows, in order (`001_initial`, ...).

@@ -55,7 +55,8 @@ import Testing
         #expect(check == ["ok"])
     }
 
-    @Test func onASmallTmpfs() async throws {
+    @Test(.enabled(if: MountedFilesystem.isAvailable, "needs root to mount a small tmpfs"))
+    func onASmallTmpfs() async throws {
         guard let mount = try MountedFilesystem(sizeKiB: 1024) else {
             Issue.record("cannot mount a tmpfs here (not root?): the real disk-full test did not run")
             return

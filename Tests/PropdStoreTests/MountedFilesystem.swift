@@ -13,6 +13,14 @@ final class MountedFilesystem: Sendable {
         guard Self.run("/bin/mount", ["-t", "tmpfs", "-o", "size=\(sizeKiB)k", "tmpfs", path]) else { return nil }
     }
 
+    /// Whether this process may mount a tmpfs (root with CAP_SYS_ADMIN): the
+    /// tests that need a real full or read-only filesystem run only then.
+    static let isAvailable: Bool = {
+        guard getuid() == 0, let probe = try? MountedFilesystem(sizeKiB: 64, name: "probe") else { return false }
+        _ = probe
+        return true
+    }()
+
     /// Remounts read-only (root is stopped by this, unlike by chmod).
     func remount(readOnly: Bool) -> Bool {
         Self.run("/bin/mount", ["-o", "remount,\(readOnly ? "ro" : "rw")", path])

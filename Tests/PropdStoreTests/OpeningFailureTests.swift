@@ -56,6 +56,10 @@ import Testing
                 try await store.write(WriteRequest(set: [key("k.\(i)"): .string(String(repeating: "x", count: 500))]))
             }
         }
+        // Move everything into the main file, so that damaging it damages the data.
+        try await DatabaseQueue(path: dir.databasePath).writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)")
+        }
         // Keep the header page, overwrite every other page with garbage.
         var bytes = try #require(FileManager.default.contents(atPath: dir.databasePath))
         #expect(bytes.count > 8192)

@@ -1,6 +1,6 @@
 import Foundation
 import PropdCore
-import PropdStore
+@testable import PropdStore
 import Testing
 
 @Suite struct WriteRequestTests {
@@ -101,5 +101,15 @@ import Testing
         store.close()
         let error = await storeError { try await store.write(WriteRequest(set: [key("a"): 1])) }
         #expect(error == .closed)
+    }
+}
+
+@Suite struct DurabilityTests {
+    /// GRDB resets `synchronous` to NORMAL when it enables WAL; the store must
+    /// win, or `full` would silently not fsync at commit.
+    @Test func theWriterUsesTheConfiguredSynchronousLevel() throws {
+        let dir = try TemporaryDirectory()
+        #expect(try openStore(dir, durability: .full).writerSynchronous() == 2)
+        #expect(try openStore(dir, durability: .normal).writerSynchronous() == 1)
     }
 }

@@ -10,8 +10,13 @@ enum PropertyRow {
     static let fromClause = "properties p LEFT JOIN bindings b ON b.key = p.key"
 
     static func property(_ row: Row, path: String) throws -> Property {
+        try property(row, key: key(row, 0, path: path), path: path)
+    }
+
+    /// The property of a row whose key (column 0) was already decoded.
+    static func property(_ row: Row, key: Key, path: String) throws -> Property {
         Property(
-            key: try key(row, 0, path: path),
+            key: key,
             value: try json(row, 1, path: path),
             revision: Revision(row[2] as Int64),
             created: Revision(row[3] as Int64),

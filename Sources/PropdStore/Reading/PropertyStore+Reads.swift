@@ -42,9 +42,10 @@ extension PropertyStore {
             var properties: [Property] = []
             let maximum = limit ?? Int.max
             while properties.count < maximum, let row = try cursor.next() {
-                let property = try PropertyRow.property(row, path: path)
-                if let pattern, !pattern.matches(property.key) { continue }
-                properties.append(property)
+                // Match on the key alone: values of keys that do not match are never decoded.
+                let key = try PropertyRow.key(row, 0, path: path)
+                if let pattern, !pattern.matches(key) { continue }
+                properties.append(try PropertyRow.property(row, key: key, path: path))
             }
             return (properties, revision)
         }

@@ -164,8 +164,20 @@ final class GroupCommit: Sendable {
             state.statistics.largestBatch = max(state.statistics.largestBatch, committed.count)
         }
         if !changeSets.isEmpty { observer?(changeSets) }
-        for (changeSet, completion) in committed {
-            completion(.success(changeSet))
+        resume(committed)
+    }
+
+    /// Resuming a caller enqueues its task on the global executor; from the
+    /// writer's thread every enqueue may wake a pool thread (a futex syscall
+    /// and a context switch each). Past a few callers, one task resumes them
+    /// all from inside the pool instead, and the writer moves on to the next batch.
+    private func resume(_ committed: [(changeSet: ChangeSet, completion: WriteJob.Completion)]) {
+        if committed.count <= 2 {
+            for (changeSet, completion) in committed { completion(.success(changeSet)) }
+            return
+        }
+        Task {
+            for (changeSet, completion) in committed { completion(.success(changeSet)) }
         }
     }
 
