@@ -17,24 +17,16 @@ extension WriteTransaction {
 
     /// The bindings that came from files, and from which file, as this transaction sees them.
     public func fileBindings() throws(StoreError) -> [Key: String] {
-        do {
+        try run { db in
             var marks: [Key: String] = [:]
             for row in try Row.fetchAll(db, sql: "SELECT key, file FROM binding_files") {
                 marks[try PropertyRow.key(row, 0, path: path)] = row[1]
             }
             return marks
-        } catch let error as StoreError {
-            throw error
-        } catch {
-            throw StoreError(operating: error, path: path)
         }
     }
 
     private func execute(_ sql: String, _ arguments: StatementArguments) throws(StoreError) {
-        do {
-            try db.cachedStatement(sql: sql).execute(arguments: arguments)
-        } catch {
-            throw StoreError(operating: error, path: path)
-        }
+        try run { db in try db.cachedStatement(sql: sql).execute(arguments: arguments) }
     }
 }

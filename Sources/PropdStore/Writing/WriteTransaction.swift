@@ -212,7 +212,7 @@ public struct WriteTransaction {
 
     /// Runs SQL, turning SQLite failures into named errors and remembering
     /// storage failures so that the batch can be abandoned.
-    private func run<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
+    func run<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
         do {
             return try body(db)
         } catch {
