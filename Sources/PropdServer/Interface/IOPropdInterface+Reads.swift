@@ -5,7 +5,7 @@ import PropdVarlink
 extension IOPropdInterface {
     func get(_ call: VarlinkCall, _ connection: VarlinkConnectionContext) throws(VarlinkCallError) -> [String: JSONValue] {
         let keys = try WireCoding.keys(call.parameters, "keys")
-        try checkCount(keys.count, "keys", limits.keysPerCall)
+        try checkCount(keys.count, "max-keys-per-call", limits.keysPerCall)
         for key in keys { try access.require(.read, key, connection.peer) }
         let properties = try mapped { () throws(ServiceError) in try service.get(keys) }
         return ["properties": .array(properties.map(WireCoding.encode))]

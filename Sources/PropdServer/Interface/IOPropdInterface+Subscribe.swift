@@ -19,7 +19,7 @@ extension IOPropdInterface {
         let request: SubscriptionRequest
         do throws(VarlinkCallError) {
             let texts = try call.parameters.requiredStringArray("patterns")
-            try checkCount(texts.count, "patterns", limits.patternsPerSubscription)
+            try checkCount(texts.count, "max-patterns-per-subscription", limits.patternsPerSubscription)
             var patterns: [KeyPattern] = []
             for text in texts {
                 let pattern = try WireCoding.pattern(text)
@@ -41,7 +41,7 @@ extension IOPropdInterface {
         }
         guard subscriptions.acquire(connection.id, maximum: limits.subscriptionsPerConnection) else {
             return stream.finish(
-                throwing: WireCoding.limitExceeded("subscriptionsPerConnection", maximum: limits.subscriptionsPerConnection))
+                throwing: WireCoding.limitExceeded("max-subscriptions-per-connection", maximum: limits.subscriptionsPerConnection))
         }
         let counter = subscriptions
         let connectionID = connection.id

@@ -8,7 +8,7 @@ extension IOPropdInterface {
         let expect: [Key: Revision]
         do {
             let object = try call.parameters.requiredObject("values")
-            try checkCount(object.count, "keys", limits.keysPerCall)
+            try checkCount(object.count, "max-keys-per-call", limits.keysPerCall)
             var decoded: [Key: JSONValue] = [:]
             decoded.reserveCapacity(object.count)
             for (text, value) in object {
@@ -30,7 +30,7 @@ extension IOPropdInterface {
         let expect: [Key: Revision]
         do {
             keys = try WireCoding.keys(call.parameters, "keys")
-            try checkCount(keys.count, "keys", limits.keysPerCall)
+            try checkCount(keys.count, "max-keys-per-call", limits.keysPerCall)
             for key in keys { try access.require(.write, key, connection.peer) }
             expect = try WireCoding.expectations(call.parameters)
             for key in expect.keys { try access.require(.read, key, connection.peer) }
