@@ -76,6 +76,27 @@ import Glibc
         try await s.stop()
     }
 
+    @Test func answersGivenTogetherReachEachCallerInOrder() async throws {
+        let s = try await TestServer.start()
+        let a = try await s.connect()
+        let b = try await s.connect()
+        let first = Task { try await a.pipeline([1, 2].map { VarlinkCall(method: "org.example.test.Park", parameters: ["id": .integer($0)]) }) }
+        let second = Task { try await b.call("org.example.test.Park", ["id": 3]) }
+        try await withTimeout { await s.lot.waitForResponders([1, 2, 3]) }
+        let answers: [(VarlinkResponder, Result<[String: JSONValue], any Error>)] = try [
+            (#require(s.lot.responder(2)), .success(["id": 2])),
+            (#require(s.lot.responder(3)), .failure(VarlinkCallError.permissionDenied)),
+            (#require(s.lot.responder(1)), .success(["id": 1])),
+        ]
+        VarlinkResponder.answer(answers)
+        let results = try await withTimeout { try await first.value }
+        #expect(results.map { try? $0.get() } == [["id": 1], ["id": 2]])
+        await #expect(throws: VarlinkCallError.permissionDenied) { try await second.value }
+        await a.close()
+        await b.close()
+        try await s.stop()
+    }
+
     @Test func concurrentCallersOnOneConnectionEachGetTheirOwnReply() async throws {
         let s = try await TestServer.start()
         let c = try await s.connect()
