@@ -186,6 +186,7 @@ import Glibc
         #expect(await iterator.next() == false)
         #expect(raw.replies(sent).count == sent)
         #expect(await iterator.next() == true, "drained below the low-water mark")
+        #expect(try await stream.bufferedBytes() < configuration.outboundLowWaterMark)
         stream.finish()
         #expect(raw.replies(1) == [VarlinkReply()])
         try await s.stop()
