@@ -237,6 +237,18 @@ import Testing
         stream.send(["tick": 1])  // dropped, no crash
     }
 
+    @Test func readsAreHeldWhileTheClientIsNotReadingReplies() throws {
+        let h = try Harness()
+        let readsBefore = h.reads.count
+        h.channel.isWritable = false
+        h.channel.pipeline.fireChannelWritabilityChanged()
+        h.channel.read()
+        #expect(h.reads.count == readsBefore)
+        h.channel.isWritable = true
+        h.channel.pipeline.fireChannelWritabilityChanged()
+        #expect(h.reads.count == readsBefore + 1)
+    }
+
     @Test func readsAreHeldWhileTooManyCallsWait() throws {
         var configuration = VarlinkServerConfiguration()
         configuration.maximumPendingCallsPerConnection = 4

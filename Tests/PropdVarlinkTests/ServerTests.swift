@@ -76,6 +76,27 @@ import Glibc
         try await s.stop()
     }
 
+    @Test func answersGivenTogetherReachEachCallerInOrder() async throws {
+        let s = try await TestServer.start()
+        let a = try await s.connect()
+        let b = try await s.connect()
+        let first = Task { try await a.pipeline([1, 2].map { VarlinkCall(method: "org.example.test.Park", parameters: ["id": .integer($0)]) }) }
+        let second = Task { try await b.call("org.example.test.Park", ["id": 3]) }
+        try await withTimeout { await s.lot.waitForResponders([1, 2, 3]) }
+        let answers: [(VarlinkResponder, Result<[String: JSONValue], any Error>)] = try [
+            (#require(s.lot.responder(2)), .success(["id": 2])),
+            (#require(s.lot.responder(3)), .failure(VarlinkCallError.permissionDenied)),
+            (#require(s.lot.responder(1)), .success(["id": 1])),
+        ]
+        VarlinkResponder.answer(answers)
+        let results = try await withTimeout { try await first.value }
+        #expect(results.map { try? $0.get() } == [["id": 1], ["id": 2]])
+        await #expect(throws: VarlinkCallError.permissionDenied) { try await second.value }
+        await a.close()
+        await b.close()
+        try await s.stop()
+    }
+
     @Test func concurrentCallersOnOneConnectionEachGetTheirOwnReply() async throws {
         let s = try await TestServer.start()
         let c = try await s.connect()
@@ -165,6 +186,7 @@ import Glibc
         #expect(await iterator.next() == false)
         #expect(raw.replies(sent).count == sent)
         #expect(await iterator.next() == true, "drained below the low-water mark")
+        #expect(try await stream.bufferedBytes() < configuration.outboundLowWaterMark)
         stream.finish()
         #expect(raw.replies(1) == [VarlinkReply()])
         try await s.stop()
@@ -217,182 +239,5 @@ import Glibc
         #expect(me["pid"] == .integer(Int64(getpid())))
         await c.close()
         try await s.stop()
-    }
-
-    @Test func garbageClosesOnlyThatConnection() async throws {
-        let s = try await TestServer.start()
-        let good = try await s.connect()
-        let raw = try RawSocket(path: s.path)
-        raw.send("this is not json\0")
-        let replies = raw.replies(1)
-        #expect(replies.map(\.error) == ["org.varlink.service.InvalidParameter"])
-        #expect(raw.isClosedByPeer())
-        #expect(try await good.call("org.example.test.Echo", ["ok": 1]) == ["ok": 1])
-        await good.close()
-        try await s.stop()
-    }
-
-    @Test func anOversizedMessageClosesOnlyThatConnection() async throws {
-        var configuration = VarlinkServerConfiguration()
-        configuration.maximumMessageSize = 1024
-        let s = try await TestServer.start(configuration: configuration)
-        let good = try await s.connect()
-        let raw = try RawSocket(path: s.path)
-        raw.send(#"{"method":"org.example.test.Echo","parameters":{"v":""# + String(repeating: "x", count: 4096))
-        #expect(raw.replies(1).map(\.error) == ["org.varlink.service.InvalidParameter"])
-        #expect(raw.isClosedByPeer())
-        #expect(try await good.call("org.example.test.Echo", ["ok": 1]) == ["ok": 1])
-        await good.close()
-        try await s.stop()
-    }
-
-    @Test func connectionsBeyondTheLimitAreRefused() async throws {
-        var configuration = VarlinkServerConfiguration()
-        configuration.maximumConnections = 1
-        configuration.connectionLimitReply = VarlinkCallError(name: "org.example.LimitExceeded", parameters: ["maximum": 1])
-        let s = try await TestServer.start(configuration: configuration)
-        let first = try await s.connect()
-        #expect(try await first.call("org.example.test.Echo") == [:])
-        let second = try await s.connect()
-        await #expect(throws: VarlinkCallError(name: "org.example.LimitExceeded", parameters: ["maximum": 1])) {
-            try await second.call("org.example.test.Echo")
-        }
-        #expect(s.server.connectionCount == 1)
-        #expect(try await first.call("org.example.test.Echo", ["still": true]) == ["still": true])
-        await first.close()
-        await second.close()
-        try await s.stop()
-    }
-
-    @Test func gracefulShutdownLetsInFlightCallsFinish() async throws {
-        let s = try await TestServer.start()
-        let c = try await s.connect()
-        let pending = Task { try await c.call("org.example.test.Park", ["id": 1]) }
-        try await withTimeout { await s.lot.waitForResponders([1]) }
-        s.server.beginGracefulShutdown()
-        // Not served any more: either the listener is already closed, or the
-        // connection it still accepted is closed unanswered.
-        await #expect(throws: VarlinkConnectionError.self) {
-            let late = try await VarlinkConnection.connect(to: s.path)
-            _ = try await late.call("org.example.test.Echo")
-        }
-        s.lot.responder(1)?.succeed(["finished": true])
-        #expect(try await withTimeout { try await pending.value } == ["finished": true])
-        try await withTimeout { try await s.task.value }
-        #expect(!FileManager.default.fileExists(atPath: s.path), "the socket file is removed")
-    }
-
-    @Test func gracefulShutdownEndsLiveStreamsAtOnce() async throws {
-        var configuration = VarlinkServerConfiguration()
-        configuration.gracefulShutdownTimeout = .seconds(60)  // must not be what ends it
-        let s = try await TestServer.start(configuration: configuration)
-        let c = try await s.connect()
-        let stream = c.stream("org.example.test.Hold", ["id": 1])
-        _ = try await withTimeout { await s.lot.waitForStream(1) }
-        try await s.stop()
-        await s.lot.waitForTermination(1)
-        await #expect(throws: VarlinkConnectionError.self) {
-            for try await _ in stream {}
-        }
-    }
-
-    @Test func gracefulShutdownIsBoundedByItsTimeout() async throws {
-        var configuration = VarlinkServerConfiguration()
-        configuration.gracefulShutdownTimeout = .milliseconds(100)
-        let s = try await TestServer.start(configuration: configuration)
-        let c = try await s.connect()
-        let pending = Task { try await c.call("org.example.test.Park", ["id": 1]) }
-        try await withTimeout { await s.lot.waitForResponders([1]) }
-        try await s.stop()  // the parked call is never answered
-        await #expect {
-            try await pending.value
-        } throws: { error in
-            (error as? VarlinkConnectionError)?.code == .connectionClosed
-        }
-    }
-
-    @Test func theSocketFileGetsTheConfiguredMode() async throws {
-        var configuration = VarlinkServerConfiguration()
-        configuration.socketFileMode = 0o600
-        let s = try await TestServer.start(configuration: configuration)
-        var info = stat()
-        #expect(stat(s.path, &info) == 0)
-        #expect(info.st_mode & 0o777 == 0o600)
-        try await s.stop()
-    }
-
-    @Test func aStaleSocketFileIsReplaced() async throws {
-        let path = temporarySocketPath()
-        let fd = try boundUnixSocket(path)
-        close(fd)  // what a crashed daemon leaves behind: the file, nobody listening
-        #expect(FileManager.default.fileExists(atPath: path))
-        let s = try await TestServer.start(path: path)
-        let c = try await s.connect()
-        #expect(try await c.call("org.example.test.Echo", ["x": 1]) == ["x": 1])
-        await c.close()
-        try await s.stop()
-    }
-
-    @Test func anActivatedSocketIsServed() async throws {
-        let path = temporarySocketPath()
-        let fd = try boundUnixSocket(path)
-        #expect(listen(fd, 16) == 0)
-        let s = try await TestServer.start(address: .activated(fileDescriptor: fd), path: path)
-        let c = try await s.connect()
-        #expect(try await c.call("org.varlink.service.GetInfo")["product"] == "PropdVarlinkTests")
-        await c.close()
-        try await s.stop()
-        unlink(path)
-    }
-
-    @Test func connectingToNothingNamesThePath() async throws {
-        let path = temporarySocketPath()
-        await #expect {
-            try await VarlinkConnection.connect(to: path)
-        } throws: { error in
-            guard let error = error as? VarlinkConnectionError else { return false }
-            return error.code == .cannotConnect && error.path == path
-        }
-    }
-
-    @Test func callsOnAClosedConnectionFailAsClosed() async throws {
-        let s = try await TestServer.start()
-        let c = try await s.connect()
-        await c.close()
-        await #expect {
-            try await c.call("org.example.test.Echo")
-        } throws: { error in
-            (error as? VarlinkConnectionError)?.code == .connectionClosed
-        }
-        try await s.stop()
-    }
-
-    @Test func aServerThatCannotListenSaysWhere() async throws {
-        let path = "/nonexistent-dir-\(getpid())/x.sock"
-        let server = try VarlinkServer(
-            address: .path(path), info: TestInterface.info, interfaces: [], logger: .init(label: "t"))
-        await #expect {
-            try await server.run()
-        } throws: { error in
-            guard let error = error as? VarlinkServerError else { return false }
-            return error.code == .cannotListen && error.address == .path(path)
-        }
-    }
-
-    @Test func collidingRegistrationsAreRefused() {
-        let a = VarlinkInterface(name: "org.example.a", description: "interface org.example.a\n", methods: [])
-        #expect(throws: VarlinkRegistrationError(code: .duplicateInterface, name: "org.example.a")) {
-            try VarlinkServer(address: .path("/tmp/x"), info: TestInterface.info, interfaces: [a, a], logger: .init(label: "t"))
-        }
-        let service = VarlinkInterface(name: "org.varlink.service", description: "", methods: [])
-        #expect(throws: VarlinkRegistrationError(code: .reservedInterface, name: "org.varlink.service")) {
-            try VarlinkServer(address: .path("/tmp/x"), info: TestInterface.info, interfaces: [service], logger: .init(label: "t"))
-        }
-        let twice = VarlinkInterface(
-            name: "org.example.b", description: "",
-            methods: [.synchronous("M") { _, _ in [:] }, .synchronous("M") { _, _ in [:] }])
-        #expect(throws: VarlinkRegistrationError(code: .duplicateMethod, name: "org.example.b.M")) {
-            try VarlinkServer(address: .path("/tmp/x"), info: TestInterface.info, interfaces: [twice], logger: .init(label: "t"))
-        }
     }
 }

@@ -34,6 +34,16 @@ import Testing
         #expect(throws: expected) { try VarlinkCall(message: message) }
     }
 
+    @Test(arguments: [
+        (#"{"parameters":[]}"#, VarlinkMessageShapeError(member: "parameters", expected: "object", actual: "array")),
+        (#"{"continues":"yes"}"#, VarlinkMessageShapeError(member: "continues", expected: "bool", actual: "string")),
+        (#"{"error":1}"#, VarlinkMessageShapeError(member: "error", expected: "string", actual: "number")),
+    ])
+    func aReplyOfTheWrongShapeNamesTheMember(text: String, expected: VarlinkMessageShapeError) throws {
+        let message = try VarlinkWireFormat.parseMessage(frame(text))
+        #expect(throws: expected) { try VarlinkReply(message: message) }
+    }
+
     @Test func malformedJSONIsAViolation() {
         #expect {
             try VarlinkWireFormat.parseMessage(frame(#"{"method":"a.B""#))

@@ -15,6 +15,9 @@ public import PropdJSON
 ///
 /// > Tip: A streaming call owns the connection while it lasts (Varlink
 /// > answers calls in order), so give each long-lived stream its own connection.
+///
+/// The socket stays open until ``close()`` (or the service closes it), even
+/// when this object is released: a stream being iterated keeps working.
 public final class VarlinkConnection: Sendable {
     /// The socket path connected to.
     public let path: String

@@ -1,5 +1,13 @@
 public import NIOCore
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Splits the inbound byte stream into Varlink frames: the bytes before each
 /// NUL, without the NUL.
 ///
@@ -50,7 +58,10 @@ public struct VarlinkFrameDecoder: ByteToMessageDecoder {
     private mutating func nextFrame(_ buffer: inout ByteBuffer) throws(VarlinkProtocolViolation) -> ByteBuffer? {
         let start = scanned
         let nul: Int? = buffer.withUnsafeReadableBytes { bytes in
-            bytes[start...].firstIndex(of: 0)
+            guard start < bytes.count, let base = bytes.baseAddress,
+                let found = memchr(base + start, 0, bytes.count - start)
+            else { return nil }
+            return base.distance(to: UnsafeRawPointer(found))
         }
         guard let nul else {
             scanned = buffer.readableBytes

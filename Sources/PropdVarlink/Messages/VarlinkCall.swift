@@ -46,26 +46,41 @@ extension VarlinkCall {
     /// wrong type is a ``VarlinkMessageShapeError`` naming it, which the server
     /// answers with `org.varlink.service.InvalidParameter`.
     public init(message: [String: JSONValue]) throws(VarlinkMessageShapeError) {
-        guard let methodValue = message["method"] else { throw VarlinkMessageShapeError(member: "method", expected: "string", actual: nil) }
-        guard case .string(let method) = methodValue else {
-            throw VarlinkMessageShapeError(member: "method", expected: "string", actual: methodValue.typeName)
+        // One pass over the members (short string compares) instead of a
+        // hash lookup per member name: this runs once per call.
+        var method: String?
+        self.parameters = [:]
+        self.more = false
+        self.oneway = false
+        self.upgrade = false
+        for (name, value) in message {
+            switch name {
+            case "method":
+                guard case .string(let m) = value else {
+                    throw VarlinkMessageShapeError(member: "method", expected: "string", actual: value.typeName)
+                }
+                method = m
+            case "parameters":
+                switch value {
+                case .null: break
+                case .object(let parameters): self.parameters = parameters
+                default: throw VarlinkMessageShapeError(member: "parameters", expected: "object", actual: value.typeName)
+                }
+            case "more": self.more = try Self.flag(name, value)
+            case "oneway": self.oneway = try Self.flag(name, value)
+            case "upgrade": self.upgrade = try Self.flag(name, value)
+            default: continue
+            }
         }
+        guard let method else { throw VarlinkMessageShapeError(member: "method", expected: "string", actual: nil) }
         self.method = method
-        switch message["parameters"] {
-        case nil, .null?: self.parameters = [:]
-        case .object(let parameters)?: self.parameters = parameters
-        case let other?: throw VarlinkMessageShapeError(member: "parameters", expected: "object", actual: other.typeName)
-        }
-        self.more = try Self.flag("more", in: message)
-        self.oneway = try Self.flag("oneway", in: message)
-        self.upgrade = try Self.flag("upgrade", in: message)
     }
 
-    private static func flag(_ name: String, in message: [String: JSONValue]) throws(VarlinkMessageShapeError) -> Bool {
-        switch message[name] {
-        case nil, .null?: return false
-        case .bool(let b)?: return b
-        case let other?: throw VarlinkMessageShapeError(member: name, expected: "bool", actual: other.typeName)
+    private static func flag(_ name: String, _ value: JSONValue) throws(VarlinkMessageShapeError) -> Bool {
+        switch value {
+        case .null: return false
+        case .bool(let b): return b
+        default: throw VarlinkMessageShapeError(member: name, expected: "bool", actual: value.typeName)
         }
     }
 }

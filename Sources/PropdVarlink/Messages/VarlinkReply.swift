@@ -25,20 +25,20 @@ public struct VarlinkReply: Sendable, Equatable {
 extension VarlinkReply {
     /// Reads a reply out of a decoded message object; unknown members are ignored.
     public init(message: [String: JSONValue]) throws(VarlinkMessageShapeError) {
-        switch message["parameters"] {
-        case nil, .null?: self.parameters = [:]
-        case .object(let parameters)?: self.parameters = parameters
-        case let other?: throw VarlinkMessageShapeError(member: "parameters", expected: "object", actual: other.typeName)
-        }
-        switch message["continues"] {
-        case nil, .null?: self.continues = false
-        case .bool(let b)?: self.continues = b
-        case let other?: throw VarlinkMessageShapeError(member: "continues", expected: "bool", actual: other.typeName)
-        }
-        switch message["error"] {
-        case nil, .null?: self.error = nil
-        case .string(let name)?: self.error = name
-        case let other?: throw VarlinkMessageShapeError(member: "error", expected: "string", actual: other.typeName)
+        self.parameters = [:]
+        self.continues = false
+        self.error = nil
+        for (name, value) in message {
+            switch (name, value) {
+            case ("parameters", .object(let parameters)): self.parameters = parameters
+            case ("continues", .bool(let b)): self.continues = b
+            case ("error", .string(let e)): self.error = e
+            case (_, .null): continue
+            case ("parameters", _): throw VarlinkMessageShapeError(member: name, expected: "object", actual: value.typeName)
+            case ("continues", _): throw VarlinkMessageShapeError(member: name, expected: "bool", actual: value.typeName)
+            case ("error", _): throw VarlinkMessageShapeError(member: name, expected: "string", actual: value.typeName)
+            default: continue
+            }
         }
     }
 }

@@ -123,8 +123,13 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
+        let writable = context.channel.isWritable
         if streamActive, case .streaming(let stream, _)? = slots.first {
-            stream.writabilityChanged(context.channel.isWritable)
+            stream.writabilityChanged(writable)
+        }
+        if writable, !readsHeld, readPending {
+            readPending = false
+            context.read()
         }
         context.fireChannelWritabilityChanged()
     }
@@ -142,7 +147,9 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
     // MARK: Outbound
 
     func read(context: ChannelHandlerContext) {
-        if readsHeld {
+        // A client that sends calls without reading replies must not grow
+        // the outbound buffer forever: no more calls until it reads.
+        if readsHeld || !context.channel.isWritable {
             readPending = true
         } else {
             context.read()
@@ -356,7 +363,7 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
             slots.count + waiting.count < configuration.maximumPendingCallsPerConnection / 2
         else { return }
         readsHeld = false
-        if readPending, let context {
+        if readPending, let context, context.channel.isWritable {
             readPending = false
             context.read()
         }

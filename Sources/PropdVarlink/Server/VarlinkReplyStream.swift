@@ -45,6 +45,12 @@ public final class VarlinkReplyStream: Sendable {
     /// False while the connection's unsent bytes are above the high-water mark.
     public var isWritable: Bool { channel.isWritable }
 
+    /// Bytes written to the connection but not yet taken by the kernel
+    /// (NIO's `bufferedWritableBytes`), for producers that bound by size.
+    public func bufferedBytes() async throws -> Int {
+        try await channel.getOption(.bufferedWritableBytes).get()
+    }
+
     /// Whether the stream has ended (finished, or its connection closed).
     public var isEnded: Bool { state.withLockedValue { $0.ended } }
 

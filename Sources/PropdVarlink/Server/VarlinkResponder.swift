@@ -32,3 +32,32 @@ public struct VarlinkResponder: Sendable {
         }
     }
 }
+
+extension VarlinkResponder {
+    /// Answers many calls at once with one hop per event loop instead of one
+    /// per call: for a writer that completes a whole group commit together.
+    ///
+    /// ```swift
+    /// VarlinkResponder.answer(batch.map { ($0.responder, .success(["revision": .integer(revision)])) })
+    /// ```
+    public static func answer(_ answers: [(VarlinkResponder, Result<[String: JSONValue], any Error>)]) {
+        var byLoop: [ObjectIdentifier: (any EventLoop, [(VarlinkResponder, Result<[String: JSONValue], any Error>)])] = [:]
+        for answer in answers {
+            let loop = answer.0.eventLoop
+            byLoop[ObjectIdentifier(loop), default: (loop, [])].1.append(answer)
+        }
+        for (loop, group) in byLoop.values {
+            if loop.inEventLoop {
+                for (responder, result) in group {
+                    responder.connection.value.complete(sequence: responder.sequence, with: result)
+                }
+            } else {
+                loop.execute {
+                    for (responder, result) in group {
+                        responder.connection.value.complete(sequence: responder.sequence, with: result)
+                    }
+                }
+            }
+        }
+    }
+}

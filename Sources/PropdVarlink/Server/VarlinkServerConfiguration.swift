@@ -19,6 +19,8 @@ public struct VarlinkServerConfiguration: Sendable {
     public var maximumPendingCallsPerConnection = 4096
     /// Permissions of the socket file of a ``VarlinkBindAddress/path(_:)``
     /// address, applied right after bind; nil leaves the umask's result.
+    /// Between bind and chmod the file has the umask's permissions: put the
+    /// socket in a directory only its users can reach (e.g. `/run/propd`, 0750).
     public var socketFileMode: mode_t? = 0o660
     /// Outbound bytes above which a connection reports not writable
     /// (``VarlinkReplyStream/isWritable``), and below which it recovers.
