@@ -107,6 +107,11 @@ public enum Daemon {
                 logger: logger))
         try await group.run()
         store.close()
+        do {
+            try store.checkpoint()
+        } catch {
+            logger.error("the write-ahead log was not checkpointed; it is replayed at the next start", metadata: ["error": "\(error)"])
+        }
         logger.notice("stopped", metadata: ["revision": "\(store.revision)"])
     }
 }

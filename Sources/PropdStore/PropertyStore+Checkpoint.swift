@@ -1,0 +1,16 @@
+import GRDB
+
+extension PropertyStore {
+    /// Copies the write-ahead log into the database file and truncates it, so
+    /// the file alone holds every committed write (a clean stop). Runs on the
+    /// writer, after the writes queued before it.
+    public func checkpoint() throws(StoreError) {
+        do {
+            try pool.writeWithoutTransaction { db in
+                _ = try db.checkpoint(.truncate)
+            }
+        } catch {
+            throw StoreError(operating: error, path: path)
+        }
+    }
+}
