@@ -110,21 +110,12 @@ extension PropertyStore {
 
     /// Every declared binding, sorted by key.
     public func bindings() throws(StoreError) -> [BindingRecord] {
-        try read { db in
-            try Row.fetchAll(db, sql: "SELECT key, expression, sources, revision FROM bindings ORDER BY key")
-                .map { try BindingRecord(row: $0, path: path) }
-        }
+        try read { db in try BindingTables.records(db, path: path) }
     }
 
     /// The stored operator state of every binding, to restore the engine at start.
     public func bindingStates() throws(StoreError) -> [Key: JSONValue] {
-        try read { db in
-            var states: [Key: JSONValue] = [:]
-            for row in try Row.fetchAll(db, sql: "SELECT key, state FROM binding_state") {
-                states[try PropertyRow.key(row, 0, path: path)] = try PropertyRow.json(row, 1, path: path)
-            }
-            return states
-        }
+        try read { db in try BindingTables.states(db, path: path) }
     }
 
     /// How many keys exist.

@@ -1,4 +1,3 @@
-import GRDB
 public import PropdCore
 
 extension WriteTransaction {
@@ -6,20 +5,11 @@ extension WriteTransaction {
     /// (earlier requests of the batch included): for rebuilding the engine
     /// mid-batch.
     public func bindingRecords() throws(StoreError) -> [BindingRecord] {
-        try run { db in
-            try Row.fetchAll(db, sql: "SELECT key, expression, sources, revision FROM bindings ORDER BY key")
-                .map { try BindingRecord(row: $0, path: path) }
-        }
+        try run { db in try BindingTables.records(db, path: path) }
     }
 
     /// The operator state of every binding, as this transaction sees it.
     public func bindingStates() throws(StoreError) -> [Key: JSONValue] {
-        try run { db in
-            var states: [Key: JSONValue] = [:]
-            for row in try Row.fetchAll(db, sql: "SELECT key, state FROM binding_state") {
-                states[try PropertyRow.key(row, 0, path: path)] = try PropertyRow.json(row, 1, path: path)
-            }
-            return states
-        }
+        try run { db in try BindingTables.states(db, path: path) }
     }
 }
