@@ -10,7 +10,8 @@ let package = Package(
     name: "propd-benchmarks",
     platforms: [.macOS(.v15)],
     dependencies: [
-        .package(path: ".."),
+        // Named: a path dependency is otherwise identified by its directory name (a worktree is not "propd").
+        .package(name: "propd", path: ".."),
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [

@@ -8,6 +8,13 @@ public struct BindingInfo: Sendable, Hashable {
     public var sources: [String]
     /// The derived property's current evaluation error, if any.
     public var error: String?
+
+    public init(key: String, expression: String, sources: [String], error: String? = nil) {
+        self.key = key
+        self.expression = expression
+        self.sources = sources
+        self.error = error
+    }
 }
 
 /// Figures of a running daemon (`Stats`).

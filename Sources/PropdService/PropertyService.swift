@@ -70,30 +70,31 @@ public final class PropertyService: Sendable {
         return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
     }
 
-    /// Runs `body` as one write request: on the writer, with the engine, in
-    /// the batch's transaction. The engine is rebuilt first when an earlier
+    /// Queues `body` as one write request: on the writer, with the engine,
+    /// in the batch's transaction. The engine is rebuilt first when an earlier
     /// body changed it and was rolled back (see ``EngineState``).
-    func commit<T: Sendable>(
-        _ body: @escaping @Sendable (inout WriteTransaction, inout EngineState) throws -> T
-    ) async throws(ServiceError) -> Committed<T> {
-        do {
-            return try await commitUnmapped(body)
-        } catch {
-            throw ServiceError.from(error)
-        }
+    func submit<T: Sendable>(
+        _ body: @escaping @Sendable (inout WriteTransaction, inout EngineState) throws -> T,
+        completion: @escaping @Sendable (Result<Committed<T>, any Error>) -> Void
+    ) {
+        store.submit(
+            { [engine, timers] transaction in
+                try engine.withLock { state in
+                    try state.resynchronize(for: transaction)
+                    let result = try body(&transaction, &state)
+                    timers.arm(state.engine.nextDeadline, clock: state.clock)
+                    return result
+                }
+            }, completion: completion)
     }
 
-    /// ``commit(_:)`` with the body's own errors left as they are.
+    /// ``submit(_:completion:)`` awaited, with the body's own errors left as they are.
     func commitUnmapped<T: Sendable>(
         _ body: @escaping @Sendable (inout WriteTransaction, inout EngineState) throws -> T
     ) async throws -> Committed<T> {
-        try await store.write { [engine, timers] transaction in
-            try engine.withLock { state in
-                try state.resynchronize(for: transaction)
-                let result = try body(&transaction, &state)
-                timers.arm(state.engine.nextDeadline, clock: state.clock)
-                return result
-            }
+        try await withUnsafeThrowingContinuation { continuation in
+            // Unsafe continuation: `submit` calls its completion exactly once.
+            submit(body) { continuation.resume(with: $0) }
         }
     }
 }

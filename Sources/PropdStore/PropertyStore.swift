@@ -110,31 +110,8 @@ public final class PropertyStore: Sendable {
         _ body: @escaping @Sendable (inout WriteTransaction) throws -> T
     ) async throws -> Committed<T> {
         try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Committed<T>, any Error>) in
-            // Unsafe continuation: every path below resumes it exactly once.
-            // `run` either resumes at once (body threw) or returns the
-            // completion, which the writer calls exactly once; `fail` is only
-            // called for a job whose `run` never ran.
-            let job = WriteJob(
-                run: { transaction in
-                    let value: T
-                    do {
-                        value = try body(&transaction)
-                    } catch {
-                        continuation.resume(throwing: error)
-                        return nil
-                    }
-                    return { outcome in
-                        switch outcome {
-                        case .success(let changeSet):
-                            continuation.resume(returning: Committed(value: value, changeSet: changeSet))
-                        case .failure(let error):
-                            continuation.resume(throwing: error)
-                        }
-                    }
-                },
-                fail: { error in continuation.resume(throwing: error) }
-            )
-            groupCommit.submit(job)
+            // Unsafe continuation: `submit` calls its completion exactly once.
+            submit(body) { continuation.resume(with: $0) }
         }
     }
 

@@ -32,4 +32,33 @@ import Testing
         #expect(paths.socket == "/tmp/x.sock")
         #expect(paths.database == "/var/lib/propd/propd.db")
     }
+
+    @Test func systemdServiceDirectoriesGiveTheSystemPathsToAServiceUser() {
+        let environment = [
+            "HOME": "/var/lib/propd", "STATE_DIRECTORY": "/var/lib/propd", "RUNTIME_DIRECTORY": "/run/propd",
+            "CONFIGURATION_DIRECTORY": "/etc/propd",
+        ]
+        #expect(DefaultPaths(environment: environment, uid: 999) == .system)
+    }
+
+    @Test func onlyTheFirstOfSeveralServiceDirectoriesAndOnlyAbsoluteOnes() {
+        let paths = DefaultPaths(
+            environment: ["HOME": "/h", "STATE_DIRECTORY": "/s1:/s2", "RUNTIME_DIRECTORY": "run", "CONFIGURATION_DIRECTORY": ""], uid: 5)
+        #expect(paths.database == "/s1/propd.db")
+        #expect(paths.socket == "/tmp/propd-5/propd.sock")
+        #expect(paths.config == nil)
+        #expect(paths.bindings == "/h/.config/propd/bindings.d")
+    }
+
+    @Test func propdSocketWinsOverRuntimeDirectory() {
+        let paths = DefaultPaths(environment: ["RUNTIME_DIRECTORY": "/run/propd", "PROPD_SOCKET": "/x.sock"], uid: 999)
+        #expect(paths.socket == "/x.sock")
+    }
+
+    @Test func aServiceUserReadsTheConfigurationDirectorysFileWhenPresent() throws {
+        let defaults = DefaultPaths(environment: ["CONFIGURATION_DIRECTORY": "/etc/propd"], uid: 999)
+        let chosen = DaemonConfiguration.configFilePath(flags: DaemonFlags(), defaults: defaults, fileExists: { _ in true })
+        #expect(chosen?.path == "/etc/propd/propd.conf")
+        #expect(chosen?.required == false)
+    }
 }

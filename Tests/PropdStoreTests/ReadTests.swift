@@ -110,3 +110,23 @@ import Testing
         #expect(try store.keyCount() == 9)
     }
 }
+
+@Suite struct ChangesPagingTests {
+    @Test func changesAfterPagesByWholeChangeSets() async throws {
+        let dir = try TemporaryDirectory()
+        let store = try openStore(dir)
+        for i in 1...7 {
+            try await store.write(WriteRequest(set: [key("a"): .integer(Int64(i)), key("b"): .integer(Int64(i))]))
+        }
+        var pages: [[Revision]] = []
+        var after: Revision = 0
+        while true {
+            let page = try store.changes(after: after, limit: 3).changeSets
+            if page.isEmpty { break }
+            #expect(page.allSatisfy { $0.changes.count == 2 })
+            pages.append(page.map(\.revision))
+            after = page[page.count - 1].revision
+        }
+        #expect(pages == [[1, 2, 3], [4, 5, 6], [7]])
+    }
+}

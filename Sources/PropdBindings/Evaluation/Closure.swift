@@ -17,15 +17,15 @@ struct Closure: Sendable {
 
     func call(_ value: JSONValue) throws(EvaluationError) -> JSONValue {
         switch shape {
-        case .whole: return try body.evaluate([value])
-        case .spread(let count): return try body.evaluate(try spread(value, count))
+        case .whole: return try body.evaluate(.one(value))
+        case .spread(let count): return try body.evaluate(.many(try spread(value, count)))
         }
     }
 
     func call(accumulator: JSONValue, _ value: JSONValue) throws(EvaluationError) -> JSONValue {
         switch shape {
-        case .whole: return try body.evaluate([accumulator, value])
-        case .spread(let count): return try body.evaluate([accumulator] + (try spread(value, count)))
+        case .whole: return try body.evaluate(.many([accumulator, value]))
+        case .spread(let count): return try body.evaluate(.many([accumulator] + (try spread(value, count))))
         }
     }
 

@@ -1,8 +1,24 @@
 import PropdCore
 
+/// A closure's parameters during one call. A single value is held inline so
+/// the common `map { $0 … }` call allocates nothing.
+enum Frame {
+    case one(JSONValue)
+    case many([JSONValue])
+
+    static let empty = Frame.many([])
+
+    subscript(slot: Int) -> JSONValue {
+        switch self {
+        case .one(let value): return value
+        case .many(let values): return values[slot]
+        }
+    }
+}
+
 extension Expression {
     /// Evaluates the expression with closure parameters in `frame`.
-    func evaluate(_ frame: [JSONValue]) throws(EvaluationError) -> JSONValue {
+    func evaluate(_ frame: Frame) throws(EvaluationError) -> JSONValue {
         switch self {
         case .constant(let value):
             return value
@@ -48,7 +64,7 @@ extension Expression {
 
     private func evaluateBinary(
         _ op: BinaryOperator, _ lhs: Expression, _ rhs: Expression, _ location: SourceLocation,
-        _ frame: [JSONValue]
+        _ frame: Frame
     ) throws(EvaluationError) -> JSONValue {
         switch op {
         case .and, .or:

@@ -46,8 +46,7 @@ extension Function {
             }
             var best = values[0]
             for candidate in values.dropFirst() {
-                let less = try Arithmetic.compare(.less, candidate, best, at: location)
-                if self == .min ? less : try Arithmetic.compare(.greater, candidate, best, at: location) {
+                if try Arithmetic.compare(self == .min ? .less : .greater, candidate, best, at: location) {
                     best = candidate
                 }
             }

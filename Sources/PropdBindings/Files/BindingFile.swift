@@ -39,7 +39,7 @@ public enum BindingFile {
         var current: PendingEntry?
         var depth = 0
         var lineNumber = 0
-        for rawLine in text.split(separator: "\n", omittingEmptySubsequences: false) {
+        for rawLine in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
             lineNumber += 1
             let line = Substring(stripComment(rawLine.hasSuffix("\r") ? rawLine.dropLast() : rawLine))
             if current != nil, depth > 0 {

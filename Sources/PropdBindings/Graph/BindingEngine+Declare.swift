@@ -37,6 +37,7 @@ extension BindingEngine {
         raise(id, to: requiredHeight(of: binding))
         let propagation = withoutActuallyEscaping(lookup) { lookup in
             beginEpoch()
+            subscriber = id
             let now = clock.now().milliseconds
             var result = Propagation()
             evaluate(id, subscribing: true, now: now, lookup: lookup, into: &result)

@@ -14,6 +14,7 @@ extension BindingEngine {
     public func propagate(_ changes: [Change], lookup: Lookup) -> Propagation {
         withoutActuallyEscaping(lookup) { lookup in
             beginEpoch()
+            input = changes
             for change in changes {
                 guard let id = ids[change.key] else { continue }
                 switch change.kind {
@@ -77,13 +78,33 @@ extension BindingEngine {
         while let (id, height) = queue.pop() {
             // An entry left behind when the node was raised: the newer one will come.
             guard nodes[Int(id)].height == height else { continue }
-            evaluate(id, subscribing: false, now: now, lookup: lookup, into: &result)
+            evaluate(id, subscribing: id == subscriber, now: now, lookup: lookup, into: &result)
         }
+    }
+
+    /// How the change set being propagated changed `key`, for a key without a node.
+    func inputChange(of key: Key) -> Emission {
+        guard !input.isEmpty else { return .nothing }
+        if inputByKey == nil {
+            var byKey: [Key: Emission] = [:]
+            for change in input {
+                switch change.kind {
+                case .set(let value): byKey[change.key] = .value(value)
+                case .delete: byKey[change.key] = .deleted
+                case .error: break
+                }
+            }
+            inputByKey = byKey
+        }
+        return inputByKey?[key] ?? .nothing
     }
 
     func finish(_ result: Propagation) -> Propagation {
         for id in touched { nodes[Int(id)].change = .nothing }
         touched.removeAll(keepingCapacity: true)
+        input = []
+        inputByKey = nil
+        subscriber = nil
         var result = result
         result.nextDeadline = nextDeadline
         return result

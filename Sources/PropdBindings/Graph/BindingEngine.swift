@@ -31,6 +31,13 @@ public final class BindingEngine {
     var queue = HeightQueue()
     /// Nodes whose `change` was set in the current epoch, to clear afterwards.
     var touched: [Int32] = []
+    /// The binding being declared in the current epoch: it is evaluated as a
+    /// new subscription (sources send their current values), even when retried.
+    var subscriber: Int32?
+    /// The changes being propagated, for keys the engine has no node for yet.
+    var input: [Change] = []
+    /// `input` by key, built only when a flatMap switches to an unknown key.
+    var inputByKey: [Key: Emission]?
 
     /// An engine reading time from `clock`.
     public init(clock: any BindingClock) {

@@ -44,9 +44,7 @@ final class DerivedBinding {
         states.compactMap { if case .flatMap(let s) = $0 { s.targetNode } else { nil } }
     }
 
-    var hasFlatMap: Bool {
-        compiled.initialStates.contains { if case .flatMap = $0 { true } else { false } }
-    }
+    var hasFlatMap: Bool { compiled.usesFlatMap }
 
     /// The earliest throttle deadline among the states.
     func earliestDeadline() -> Int64? {

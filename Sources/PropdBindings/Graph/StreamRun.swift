@@ -37,6 +37,12 @@ struct StreamRun {
                 if case .value(let value) = node.change { return value }
                 return nil
             }
+        } else {
+            switch engine.inputChange(of: key) {
+            case .value(let value): return value
+            case .deleted: return nil
+            case .nothing, .error: break
+            }
         }
         return lookup(key)
     }

@@ -11,6 +11,8 @@ struct CompiledBinding: Sendable {
     var operatorLabels: [String]
     /// Whether a `throttle` is present (the binding may hold a timer).
     var usesTime: Bool
+    /// Whether a `flatMap` is present (the binding may follow keys).
+    var usesFlatMap: Bool
 
     /// Parses, checks and compiles `text`.
     init(_ text: String) throws(BindingError) {
@@ -21,6 +23,7 @@ struct CompiledBinding: Sendable {
         initialStates = compiler.states
         operatorLabels = compiler.labels
         usesTime = compiler.usesTime
+        usesFlatMap = compiler.states.contains { if case .flatMap = $0 { true } else { false } }
     }
 }
 

@@ -81,7 +81,7 @@ struct ExpressionScope {
 
     private func fold(_ expression: Expression, _ children: [Expression]) -> Expression {
         guard children.allSatisfy({ $0.constantValue != nil }) else { return expression }
-        return (try? expression.evaluate([])).map(Expression.constant) ?? expression
+        return (try? expression.evaluate(.empty)).map(Expression.constant) ?? expression
     }
 
     /// Evaluates an expression whose operands are all constants now, so that
@@ -91,7 +91,7 @@ struct ExpressionScope {
     {
         guard children.allSatisfy({ $0.constantValue != nil }) else { return expression }
         do {
-            return .constant(try expression.evaluate([]))
+            return .constant(try expression.evaluate(.empty))
         } catch {
             throw .invalid(error.reason, at: error.location)
         }

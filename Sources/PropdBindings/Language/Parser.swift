@@ -155,6 +155,15 @@ struct Parser {
             if opensCall && OperatorSyntax.names.contains(lexer.text(word)) { break }
             end = word.upperBound
         }
+        if lexer.byte(at: end) == UInt8(ascii: "."), lexer.byte(at: end + 1).map(Lexer.isSegmentByte) != true {
+            // `a..b` or `a.`: report the key as written rather than a missing operator.
+            var run = end
+            while let b = lexer.byte(at: run), b == UInt8(ascii: ".") || Lexer.isSegmentByte(b) { run += 1 }
+            let written = lexer.text(start..<run)
+            if case .failure(let error) = Result(catching: { () throws(KeySyntaxError) in try Key(written) }) {
+                throw .invalid("'\(written)' is not a valid key: it \(error)", at: location)
+            }
+        }
         lexer.position = end
         let text = lexer.text(start..<end)
         do {

@@ -32,16 +32,35 @@ public struct AccessPolicy: Sendable {
     /// The rights of one peer. Looks up its supplementary groups (NSS): call it
     /// once per connection and keep the result.
     public func rights(for peer: PeerCredentials) -> AccessRights {
+        rights(for: peer, groups: nil)
+    }
+
+    /// The rights of one peer whose groups are already known (from the
+    /// ``AccessRights/groups`` of earlier rights): after a SIGHUP reload, the
+    /// open connections get the new rules' rights without new lookups.
+    ///
+    /// ```swift
+    /// connection.rights = newPolicy.rights(for: connection.rights.peer, groups: connection.rights.groups)
+    /// ```
+    public func rights(for peer: PeerCredentials, groups knownGroups: [UInt32]?) -> AccessRights {
         if isOpen || peer.uid == 0 || peer.uid == daemonUID { return .unrestricted(peer) }
         let needsGroups = rules.contains { $0.subjects.contains { if case .group = $0 { true } else { false } } }
-        let groups = needsGroups ? Set(directory.groupIDs(ofUser: peer.uid, primaryGroup: peer.gid)).union([peer.gid]) : [peer.gid]
+        var groups: Set<UInt32> = [peer.gid]
+        if let knownGroups, !knownGroups.isEmpty {
+            groups.formUnion(knownGroups)
+        } else if needsGroups {
+            groups.formUnion(directory.groupIDs(ofUser: peer.uid, primaryGroup: peer.gid))
+        }
         var readable: [KeyPattern] = []
         var writable: [KeyPattern] = []
         for rule in rules where rule.subjects.contains(where: { applies($0, uid: peer.uid, groups: groups) }) {
             readable += rule.read + rule.write
             writable += rule.write
         }
-        return AccessRights(peer: peer, isUnrestricted: false, readable: unique(readable), writable: unique(writable))
+        let looked = needsGroups || !(knownGroups ?? []).isEmpty
+        return AccessRights(
+            peer: peer, groups: looked ? groups.sorted() : [], isUnrestricted: false,
+            readable: unique(readable), writable: unique(writable))
     }
 
     /// One check without keeping the rights (looks the groups up each time).

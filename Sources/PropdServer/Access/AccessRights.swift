@@ -10,7 +10,7 @@ public import PropdCore
 /// switch rights.readScope(of: pattern) { // for Subscribe and List
 /// case .all: …                           // every matching key, no filtering
 /// case .someKeys: …                      // filter each key with allows(.read, key)
-/// case .none: …                          // nothing the peer may see
+/// case .none: …                          // PermissionDenied(pattern)
 /// }
 /// ```
 public struct AccessRights: Sendable, Hashable {
@@ -25,6 +25,11 @@ public struct AccessRights: Sendable, Hashable {
     }
 
     public let peer: PeerCredentials
+    /// The peer's groups as looked up when the rights were made (its primary
+    /// gid and its user's supplementary groups; empty when unrestricted or
+    /// when no rule names a group). A reload passes them back to
+    /// ``AccessPolicy/rights(for:groups:)`` to avoid another lookup.
+    public let groups: [UInt32]
     /// True for root, the daemon's own user, and everyone when there are no rules.
     public let isUnrestricted: Bool
     /// Patterns granted `read` or `write` (write implies read).
@@ -33,11 +38,12 @@ public struct AccessRights: Sendable, Hashable {
 
     /// Rights that allow everything.
     public static func unrestricted(_ peer: PeerCredentials) -> AccessRights {
-        AccessRights(peer: peer, isUnrestricted: true, readable: [], writable: [])
+        AccessRights(peer: peer, groups: [], isUnrestricted: true, readable: [], writable: [])
     }
 
-    init(peer: PeerCredentials, isUnrestricted: Bool, readable: [KeyPattern], writable: [KeyPattern]) {
+    init(peer: PeerCredentials, groups: [UInt32], isUnrestricted: Bool, readable: [KeyPattern], writable: [KeyPattern]) {
         self.peer = peer
+        self.groups = groups
         self.isUnrestricted = isUnrestricted
         self.readable = readable
         self.writable = writable
@@ -72,7 +78,29 @@ public struct AccessRights: Sendable, Hashable {
         return .none
     }
 
-    /// Whether the peer may read every key `pattern` matches: a binding using
-    /// `flatMap`/`key()` (sources known only when it runs) needs `mayRead(.all)`.
+    /// Throws `PermissionDenied(pattern)` when the peer may read no key the
+    /// pattern matches (List, Bindings, Subscribe); otherwise returns how to
+    /// filter the answer.
+    public func checkRead(_ pattern: KeyPattern) throws(PermissionDenied) -> ReadScope {
+        let scope = readScope(of: pattern)
+        if scope == .none { throw PermissionDenied(key: pattern.rawValue, mode: .read) }
+        return scope
+    }
+
+    /// Whether the peer may read every key `pattern` matches.
     public func mayRead(_ pattern: KeyPattern) -> Bool { readScope(of: pattern) == .all }
+
+    /// Checks a `Bind` from this peer: it must be allowed to write `key` and
+    /// to read every source, since the derived value would reveal them. A
+    /// binding whose sources are only known when it runs (`flatMap { key(…) }`)
+    /// could read any key, so it needs read on every key (`**`); it is refused
+    /// as `PermissionDenied("**")` otherwise.
+    ///
+    /// Bindings from files in the bindings directory are the administrator's
+    /// and are not checked.
+    public func checkBinding(key: Key, sources: some Sequence<Key>, hasDynamicSources: Bool) throws(PermissionDenied) {
+        try check(.write, key)
+        try check(.read, sources)
+        if hasDynamicSources, !mayRead(.all) { throw PermissionDenied(key: KeyPattern.all.rawValue, mode: .read) }
+    }
 }

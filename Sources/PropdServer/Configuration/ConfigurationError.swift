@@ -29,11 +29,11 @@ public struct ConfigurationError: Error, Sendable, Hashable, CustomStringConvert
         case unknownGroup(String)
         /// A required key is missing, e.g. an access rule without `users` or `groups`.
         case missingKey(String, in: String)
-        /// A command-line flag's value is out of range.
+        /// A command-line flag's (or `PROPD_SOCKET`'s, or a default path's) value is unusable.
         case invalidFlag(flag: String, value: String, reason: String)
     }
 
-    /// The config file, or nil for a problem with a command-line flag.
+    /// The config file, or nil for a problem with a flag or `PROPD_SOCKET`.
     public var file: String?
     /// 1-based, when the problem has a place in the file.
     public var line: Int?
@@ -47,9 +47,10 @@ public struct ConfigurationError: Error, Sendable, Hashable, CustomStringConvert
         self.problem = problem
     }
 
-    /// `FILE:LINE:COLUMN: message` (the parts that are known).
+    /// `FILE:LINE:COLUMN: message` (the parts that are known); just the
+    /// message for a flag or environment variable, which it names.
     public var description: String {
-        var place = file ?? "command line"
+        guard var place = file else { return message }
         if let line {
             place += ":\(line)"
             if let column { place += ":\(column)" }

@@ -65,10 +65,16 @@ extension DaemonConfiguration {
                 throw ConfigurationError(file: nil, problem: .invalidFlag(flag: flag, value: path, reason: "is an empty path"))
             }
         }
-        if config.socketPath.utf8.count > ConfigurationFile.maximumSocketPathBytes {
+        // A file's socket was checked where it is written; the others are checked here.
+        let bytes = config.socketPath.utf8.count
+        if bytes > ConfigurationFile.maximumSocketPathBytes {
+            let source =
+                flags.socket != nil ? "--socket" : environment["PROPD_SOCKET"].map { $0.isEmpty ? nil : "PROPD_SOCKET" } ?? nil
             throw ConfigurationError(
-                file: flags.socket == nil ? config.configFile : nil,
-                problem: .invalidFlag(flag: "socket", value: config.socketPath, reason: "is \(config.socketPath.utf8.count) bytes; a Unix socket path holds at most \(ConfigurationFile.maximumSocketPathBytes)"))
+                file: nil,
+                problem: .invalidFlag(
+                    flag: source ?? "the default socket path", value: config.socketPath,
+                    reason: "is \(bytes) bytes; a Unix socket path holds at most \(ConfigurationFile.maximumSocketPathBytes)"))
         }
         return config
     }

@@ -40,6 +40,29 @@ public struct DaemonConfiguration: Sendable {
         configFile = nil
     }
 
+    /// The configuration a SIGHUP reload switches to: `new`, except for the
+    /// settings a running daemon cannot change, which keep their current
+    /// values and are returned by name so the daemon can log a warning.
+    ///
+    /// ```swift
+    /// do {
+    ///     let loaded = try DaemonConfiguration.load(environment: env, uid: getuid(), flags: flags)
+    ///     let (next, kept) = config.reloaded(to: loaded)
+    ///     if !kept.isEmpty { logger.warning("restart propd to change these settings", metadata: ["settings": "\(kept)"]) }
+    ///     config = next
+    /// } catch {
+    ///     logger.error("configuration not reloaded", metadata: ["error": "\(error)"])  // old one stays
+    /// }
+    /// ```
+    public func reloaded(to new: DaemonConfiguration) -> (configuration: DaemonConfiguration, keptUntilRestart: [String]) {
+        var next = new
+        next.socketPath = socketPath
+        next.databasePath = databasePath
+        next.durability = durability
+        next.limits.maxMessageBytes = limits.maxMessageBytes
+        return (next, settingsRequiringRestart(toBecome: new))
+    }
+
     /// The settings that a running daemon cannot change on SIGHUP (the socket
     /// is bound and the database open), named as in the config file. A reload
     /// that changes one keeps the old value and should log a warning naming it.

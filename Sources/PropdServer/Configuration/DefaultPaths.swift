@@ -9,8 +9,8 @@ public struct DefaultPaths: Sendable, Equatable {
     public var socket: String
     public var database: String
     public var bindings: String
-    /// The config file read when `--config` is not given; `nil` for a user,
-    /// who runs on flags and defaults alone.
+    /// The config file read, when it exists, if `--config` is not given; `nil`
+    /// for a user outside a systemd service, who runs on flags and defaults alone.
     public var config: String?
 
     /// The paths of a system service (root).
@@ -29,8 +29,10 @@ public struct DefaultPaths: Sendable, Equatable {
     }
 
     /// The defaults for a process with this environment and user id: root gets
-    /// the system paths, anyone else the XDG locations. `PROPD_SOCKET`
-    /// overrides the socket either way.
+    /// the system paths, anyone else the XDG locations; under systemd the
+    /// unit's `STATE_DIRECTORY`, `RUNTIME_DIRECTORY` and `CONFIGURATION_DIRECTORY`
+    /// win over both (`propd.db`, `propd.sock`, `propd.conf` and `bindings.d`
+    /// in them). `PROPD_SOCKET` overrides the socket in every case.
     public init(environment: [String: String], uid: UInt32) {
         if uid == 0 {
             self = .system
@@ -48,6 +50,23 @@ public struct DefaultPaths: Sendable, Equatable {
                 bindings: xdg("XDG_CONFIG_HOME", home + "/.config") + "/propd/bindings.d",
                 config: nil
             )
+        }
+        // Under systemd, StateDirectory=, RuntimeDirectory= and
+        // ConfigurationDirectory= hand the service its directories (as
+        // absolute paths, colon-separated when several are declared): use them,
+        // so the system service (which runs as user propd, not root) gets the
+        // system paths without repeating them as flags.
+        func serviceDirectory(_ name: String) -> String? {
+            guard let value = environment[name], let first = value.split(separator: ":").first, first.hasPrefix("/") else {
+                return nil
+            }
+            return String(first)
+        }
+        if let state = serviceDirectory("STATE_DIRECTORY") { database = state + "/propd.db" }
+        if let runtime = serviceDirectory("RUNTIME_DIRECTORY") { socket = runtime + "/propd.sock" }
+        if let configuration = serviceDirectory("CONFIGURATION_DIRECTORY") {
+            config = configuration + "/propd.conf"
+            bindings = configuration + "/bindings.d"
         }
         if let socket = environment["PROPD_SOCKET"], !socket.isEmpty {
             self.socket = socket

@@ -19,11 +19,15 @@ public enum Daemon {
         configuration: DaemonConfiguration, flags: DaemonFlags, environment: [String: String], logger: Logger
     ) async throws {
         let notifier = SystemdNotifier(environment: environment)
-        let listenFDs = ListenFDs.adopt()
-        if listenFDs == nil {
-            try prepareDirectory(for: configuration.socketPath, logger: logger)
+        let listenAddress: ListenAddress
+        do {
+            listenAddress = try ListenAddress.choose(socketPath: configuration.socketPath, passed: ListenFDs.adopt())
+            var files = [configuration.databasePath]
+            if case .path(let path) = listenAddress { files.append(path) }
+            try Directories.prepare(for: files, uid: getuid())
+        } catch {
+            throw DaemonStartError(description: "\(error)")
         }
-        try prepareDirectory(for: configuration.databasePath, logger: logger)
 
         let store: PropertyStore
         do {
@@ -55,10 +59,9 @@ public enum Daemon {
             access: reloader.access,
             connections: { serverReference.connectionCount })
         let address: VarlinkBindAddress
-        if let listenFDs, let fd = listenFDs.descriptors.first {
-            address = .activated(fileDescriptor: fd)
-        } else {
-            address = .path(configuration.socketPath)
+        switch listenAddress {
+        case .path(let path): address = .path(path)
+        case .activated(let fd, _): address = .activated(fileDescriptor: fd)
         }
         var serverConfiguration = VarlinkServerConfiguration()
         serverConfiguration.maximumMessageSize = configuration.limits.maxMessageBytes
@@ -88,7 +91,7 @@ public enum Daemon {
         let supervisor = Supervisor(
             server: server, service: service, reloader: reloader, notifier: notifier,
             watchdog: Watchdog(environment: environment, pid: getpid()),
-            socketDescription: listenFDs == nil ? configuration.socketPath : "fd \(address)", logger: logger)
+            socketDescription: listenAddress.description, logger: logger)
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
                 services: [
@@ -105,19 +108,6 @@ public enum Daemon {
         try await group.run()
         store.close()
         logger.notice("stopped", metadata: ["revision": "\(store.revision)"])
-    }
-
-    /// Creates the directory that will hold `path` (mode 0700) when missing.
-    static func prepareDirectory(for path: String, logger: Logger) throws {
-        let directory = (path as NSString).deletingLastPathComponent
-        guard !directory.isEmpty, !FileManager.default.fileExists(atPath: directory) else { return }
-        do {
-            try FileManager.default.createDirectory(
-                atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            logger.info("created directory", metadata: ["path": "\(directory)"])
-        } catch {
-            throw DaemonStartError(description: "cannot create \(directory): \(error.localizedDescription)")
-        }
     }
 }
 

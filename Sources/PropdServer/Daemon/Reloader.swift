@@ -75,9 +75,10 @@ final class Reloader: Sendable {
     func reload() async {
         let old = current
         do {
-            let new = try DaemonConfiguration.load(environment: environment, uid: getuid(), flags: flags)
-            for setting in old.settingsRequiringRestart(toBecome: new) {
-                logger.warning("setting changed in the config; it takes effect after a restart", metadata: ["setting": "\(setting)"])
+            let loaded = try DaemonConfiguration.load(environment: environment, uid: getuid(), flags: flags)
+            let (new, kept) = old.reloaded(to: loaded)
+            if !kept.isEmpty {
+                logger.warning("restart propd to change these settings", metadata: ["settings": "\(kept)"])
             }
             access.replace(new.access)
             configuration.withLock { $0 = new }

@@ -96,14 +96,18 @@ final class SubscriptionPump: Sendable {
         self.ended = ended
     }
 
+    /// Wires the pump between the two ends. The handlers hold the pump
+    /// strongly (nothing else does) until the stream terminates: then the
+    /// stream drops its handlers and the subscription's is replaced here.
     func start() {
         stream.onTermination { [subscription, ended] in
+            subscription.onReady {}
             subscription.cancel()
             ended()
         }
-        subscription.onReady { [weak self] in self?.schedule() }
-        stream.onWritabilityChange { [weak self] writable in
-            if writable { self?.schedule() }
+        subscription.onReady { self.schedule() }
+        stream.onWritabilityChange { writable in
+            if writable { self.schedule() }
         }
         schedule()
     }

@@ -22,9 +22,7 @@ extension IOPropdInterface {
         } catch {
             return responder.fail(error)
         }
-        answer(responder) { () async throws(ServiceError) in
-            ["revision": .integer(try await service.set(values, expect: expect).rawValue)]
-        }
+        write(.set(values, expect: expect), connection, responder)
     }
 
     func delete(_ call: VarlinkCall, _ connection: VarlinkConnectionContext, _ responder: VarlinkResponder) {
@@ -39,9 +37,7 @@ extension IOPropdInterface {
         } catch {
             return responder.fail(error)
         }
-        answer(responder) { () async throws(ServiceError) in
-            ["revision": .integer(try await service.delete(keys, expect: expect).rawValue)]
-        }
+        write(.delete(keys, expect: expect), connection, responder)
     }
 
     func bind(_ call: VarlinkCall, _ connection: VarlinkConnectionContext, _ responder: VarlinkResponder) {
@@ -56,15 +52,13 @@ extension IOPropdInterface {
         }
         let peer = connection.peer
         let access = self.access
-        answer(responder) { () async throws(ServiceError) in
-            let (revision, sources) = try await service.bind(key, expression: expression) { sources throws(ServiceError) in
-                // A binding may read only what its declarer may read.
-                for source in sources where !access.allows(.read, source, peer) {
-                    throw ServiceError.permissionDenied(source.rawValue)
-                }
+        let authorize: @Sendable ([Key]) throws(ServiceError) -> Void = { sources throws(ServiceError) in
+            // A binding may read only what its declarer may read.
+            for source in sources where !access.allows(.read, source, peer) {
+                throw ServiceError.permissionDenied(source.rawValue)
             }
-            return ["revision": .integer(revision.rawValue), "sources": .array(sources.map { .string($0.rawValue) })]
         }
+        write(.bind(key, expression: expression, authorize: authorize), connection, responder)
     }
 
     func unbind(_ call: VarlinkCall, _ connection: VarlinkConnectionContext, _ responder: VarlinkResponder) {
@@ -75,21 +69,23 @@ extension IOPropdInterface {
         } catch {
             return responder.fail(error)
         }
-        answer(responder) { () async throws(ServiceError) in
-            ["revision": .integer(try await service.unbind(key).rawValue)]
-        }
+        write(.unbind(key), connection, responder)
     }
 
-    /// Answers with what an async service call returns, or its contract error.
-    func answer(
-        _ responder: VarlinkResponder,
-        _ body: @escaping @Sendable () async throws(ServiceError) -> [String: JSONValue]
-    ) {
-        Task {
-            do throws(ServiceError) {
-                responder.succeed(try await body())
-            } catch {
-                responder.fail(WireCoding.error(error))
+    /// Submits `operation` to the writer now, in the connection's order, and
+    /// answers when it is durable (or refused).
+    func write(_ operation: WriteOperation, _ connection: VarlinkConnectionContext, _ responder: VarlinkResponder) {
+        order.run(.write, on: connection.id) { [service] done in
+            service.submit(operation) { result in
+                switch result {
+                case .success(let outcome):
+                    var reply: [String: JSONValue] = ["revision": .integer(outcome.revision.rawValue)]
+                    if case .bind = operation { reply["sources"] = .array(outcome.sources.map { .string($0.rawValue) }) }
+                    responder.succeed(reply)
+                case .failure(let error):
+                    responder.fail(WireCoding.error(error))
+                }
+                done()
             }
         }
     }

@@ -26,6 +26,7 @@ public struct IOPropdInterface: Sendable {
     let limits: InterfaceLimits
     let access: any AccessCheck
     let subscriptions: SubscriptionCounter
+    let order = ConnectionOrder()
     /// The connection count of the server, for `Stats`.
     let connections: @Sendable () -> Int
 
@@ -45,17 +46,48 @@ public struct IOPropdInterface: Sendable {
         VarlinkInterface(
             name: "io.propd", description: ioPropdDescription,
             methods: [
-                .synchronous("Get") { call, connection in try get(call, connection) },
-                .synchronous("List") { call, connection in try list(call, connection) },
+                .responding("Get") { call, connection, responder in
+                    afterWrites(connection, responder) { () throws(VarlinkCallError) in try get(call, connection) }
+                },
+                .responding("List") { call, connection, responder in
+                    afterWrites(connection, responder) { () throws(VarlinkCallError) in try list(call, connection) }
+                },
                 .responding("Set") { call, connection, responder in set(call, connection, responder) },
                 .responding("Delete") { call, connection, responder in delete(call, connection, responder) },
                 .streaming("Subscribe") { call, connection, stream in subscribe(call, connection, stream) },
-                .synchronous("History") { call, connection in try history(call, connection) },
+                .responding("History") { call, connection, responder in
+                    afterWrites(connection, responder) { () throws(VarlinkCallError) in try history(call, connection) }
+                },
                 .responding("Bind") { call, connection, responder in bind(call, connection, responder) },
                 .responding("Unbind") { call, connection, responder in unbind(call, connection, responder) },
-                .synchronous("Bindings") { call, connection in try bindings(call, connection) },
-                .synchronous("Stats") { _, _ in try stats() },
+                .responding("Bindings") { call, connection, responder in
+                    afterWrites(connection, responder) { () throws(VarlinkCallError) in try bindings(call, connection) }
+                },
+                .responding("Stats") { _, connection, responder in
+                    afterWrites(connection, responder) { () throws(VarlinkCallError) in try stats() }
+                },
             ])
+    }
+
+    /// Answers a read in the connection's order: after the writes sent
+    /// before it, before those sent after it.
+    func afterWrites(
+        _ connection: VarlinkConnectionContext, _ responder: VarlinkResponder,
+        _ read: @escaping @Sendable () throws(VarlinkCallError) -> [String: JSONValue]
+    ) {
+        let eventLoop = connection.eventLoop
+        order.run(.read, on: connection.id) { done in
+            let answer: @Sendable () -> Void = {
+                do {
+                    responder.succeed(try read())
+                } catch {
+                    responder.fail(error)
+                }
+                done()
+            }
+            // Reads run on the connection's loop, never on the writer's thread.
+            if eventLoop.inEventLoop { answer() } else { eventLoop.execute(answer) }
+        }
     }
 
     /// Runs a service call that throws ``ServiceError`` and maps its failure.

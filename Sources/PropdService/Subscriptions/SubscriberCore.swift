@@ -57,6 +57,14 @@ final class SubscriberCore: Sendable {
 
         var hasEvents: Bool { backlogCursor < backlog.count || !live.isEmpty }
 
+        /// The last wake-up of an ended subscriber; forgets the handler, which
+        /// often holds the connection that holds this subscription.
+        mutating func releaseConsumer() -> Wakeup {
+            let wake = takeWakeup()
+            readiness = nil
+            return wake
+        }
+
         mutating func takeWakeup() -> Wakeup {
             var wake = Wakeup(waiter: waiter)
             waiter = nil
@@ -107,7 +115,8 @@ final class SubscriberCore: Sendable {
                 s.live.removeAll()
                 s.backlog = []
                 s.backlogCursor = 0
-                return .overflowed(s.takeWakeup())
+                s.wantsWakeup = true
+                return .overflowed(s.releaseConsumer())
             }
             for event in events { s.live.append(event) }
             if case .loading = s.phase { return .accepted(.none) }
@@ -140,7 +149,7 @@ final class SubscriberCore: Sendable {
             s.backlog = []
             s.backlogCursor = 0
             s.wantsWakeup = true
-            return (true, s.takeWakeup())
+            return (true, s.releaseConsumer())
         }
         wake.fire()
         return ended

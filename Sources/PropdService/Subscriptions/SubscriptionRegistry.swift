@@ -19,6 +19,7 @@ struct Registry {
     private var matched: [Int] = []
     private(set) var count = 0
     private var closed = false
+    private var lastPublished = Revision.none
 
     mutating func register(_ core: SubscriberCore) -> Bool {
         guard !closed else { return false }
@@ -55,6 +56,10 @@ struct Registry {
     }
 
     mutating func publish<C: Collection<ChangeSet> & Sendable>(_ changeSets: C, encoder: @escaping EventEncoder, wakeups: inout [Wakeup]) {
+        for changeSet in changeSets {
+            assert(changeSet.revision > lastPublished, "change sets must be published in rising revision order")
+            lastPublished = changeSet.revision
+        }
         guard count > 0 else { return }
         for changeSet in changeSets {
             for change in changeSet.changes {

@@ -2,64 +2,132 @@ import PropdBindings
 public import PropdCore
 import PropdStore
 
+/// A write request, as the server hands it to the writer.
+public enum WriteOperation: Sendable {
+    /// `Set`: every key atomically as one revision; `expect` maps keys to the
+    /// revision they must still have (0: must not exist).
+    case set([Key: JSONValue], expect: [Key: Revision])
+    /// `Delete`: every key atomically as one revision.
+    case delete([Key], expect: [Key: Revision])
+    /// `Bind`: declares or replaces the binding of a key. `authorize` sees the
+    /// binding's sources before anything is written and may refuse them.
+    case bind(Key, expression: String, authorize: @Sendable ([Key]) throws(ServiceError) -> Void)
+    /// `Unbind`: removes a binding; the key keeps its last value.
+    case unbind(Key)
+}
+
+/// What a committed write request answers.
+public struct WriteOutcome: Sendable, Hashable {
+    public var revision: Revision
+    /// The binding's sources, for `bind`.
+    public var sources: [Key] = []
+}
+
 extension PropertyService {
-    /// `Set`: writes every key atomically as one new revision, then
-    /// recomputes what depends on them in the same revision.
-    ///
-    /// - Throws: `keyIsDerived` for a key a binding computes,
-    ///   `revisionMismatch` when an expectation fails (nothing is written).
+    /// Queues `operation` now and calls `completion` once it is durable (or
+    /// refused). Operations submitted one after another from one thread
+    /// commit in that order, so a connection's pipelined writes keep the
+    /// client's order; no task is created on the way.
+    public func submit(
+        _ operation: WriteOperation, completion: @escaping @Sendable (Result<WriteOutcome, ServiceError>) -> Void
+    ) {
+        switch operation {
+        case .set(let values, let expect):
+            submit(Self.setBody(values, expect: expect)) { completion(Self.outcome($0)) }
+        case .delete(let keys, let expect):
+            submit(Self.deleteBody(keys, expect: expect)) { completion(Self.outcome($0)) }
+        case .bind(let key, let expression, let authorize):
+            submit(Self.bindBody(key, expression: expression, authorize: authorize)) { result in
+                completion(Self.outcome(result).map { outcome in
+                    var outcome = outcome
+                    if case .success(let committed) = result { outcome.sources = committed.value }
+                    return outcome
+                })
+            }
+        case .unbind(let key):
+            submit(Self.unbindBody(key)) { completion(Self.outcome($0)) }
+        }
+    }
+
+    /// ``submit(_:completion:)`` awaited.
+    @discardableResult
+    public func perform(_ operation: WriteOperation) async throws(ServiceError) -> WriteOutcome {
+        let result = await withUnsafeContinuation { (continuation: UnsafeContinuation<Result<WriteOutcome, ServiceError>, Never>) in
+            // Unsafe continuation: `submit` calls its completion exactly once.
+            submit(operation) { continuation.resume(returning: $0) }
+        }
+        return try result.get()
+    }
+
+    /// `Set`, awaited. See ``WriteOperation/set(_:expect:)``.
     public func set(_ values: [Key: JSONValue], expect: [Key: Revision] = [:]) async throws(ServiceError) -> Revision {
-        try await commit { transaction, state in
-            for key in values.keys where state.engine.isDerived(key) { throw ServiceError.keyIsDerived(key.rawValue) }
-            try WriteRequest(set: values, expect: expect).apply(to: &transaction)
-            try Self.propagate(&transaction, &state)
-        }.revision
+        try await perform(.set(values, expect: expect)).revision
     }
 
-    /// `Delete`: deletes every key atomically as one new revision.
-    ///
-    /// - Throws: `noSuchKey` for a missing key, `keyIsDerived`, `revisionMismatch`.
+    /// `Delete`, awaited.
     public func delete(_ keys: [Key], expect: [Key: Revision] = [:]) async throws(ServiceError) -> Revision {
-        try await commit { transaction, state in
-            for key in keys where state.engine.isDerived(key) { throw ServiceError.keyIsDerived(key.rawValue) }
-            try WriteRequest(delete: keys, expect: expect).apply(to: &transaction)
-            try Self.propagate(&transaction, &state)
-        }.revision
+        try await perform(.delete(keys, expect: expect)).revision
     }
 
-    /// `Bind`: declares or replaces the binding of `key`, validated first
-    /// (parse, sources, cycles), persisted, and evaluated at once when its
-    /// sources have values.
-    ///
-    /// - Parameter authorize: sees the binding's sources before anything is
-    ///   written, and may refuse them (the server checks the declarer may read them).
+    /// `Bind`, awaited: validated first (parse, sources, cycles), persisted,
+    /// and evaluated at once when its sources have values.
     public func bind(
         _ key: Key, expression: String,
         authorize: @escaping @Sendable ([Key]) throws(ServiceError) -> Void = { _ in }
     ) async throws(ServiceError) -> (revision: Revision, sources: [Key]) {
-        let committed = try await commit { transaction, state in
+        let outcome = try await perform(.bind(key, expression: expression, authorize: authorize))
+        return (outcome.revision, outcome.sources)
+    }
+
+    /// `Unbind`, awaited. A derived key that never produced a value is deleted.
+    /// - Throws: `noSuchKey` when `key` has no binding.
+    public func unbind(_ key: Key) async throws(ServiceError) -> Revision {
+        try await perform(.unbind(key)).revision
+    }
+
+    static func outcome<T>(_ result: Result<Committed<T>, any Error>) -> Result<WriteOutcome, ServiceError> {
+        result.map { WriteOutcome(revision: $0.revision) }.mapError(ServiceError.from)
+    }
+
+    // MARK: The bodies
+
+    typealias Body<T> = @Sendable (inout WriteTransaction, inout EngineState) throws -> T
+
+    static func setBody(_ values: [Key: JSONValue], expect: [Key: Revision]) -> Body<Void> {
+        { transaction, state in
+            for key in values.keys where state.engine.isDerived(key) { throw ServiceError.keyIsDerived(key.rawValue) }
+            try WriteRequest(set: values, expect: expect).apply(to: &transaction)
+            try propagate(&transaction, &state)
+        }
+    }
+
+    static func deleteBody(_ keys: [Key], expect: [Key: Revision]) -> Body<Void> {
+        { transaction, state in
+            for key in keys where state.engine.isDerived(key) { throw ServiceError.keyIsDerived(key.rawValue) }
+            try WriteRequest(delete: keys, expect: expect).apply(to: &transaction)
+            try propagate(&transaction, &state)
+        }
+    }
+
+    static func bindBody(
+        _ key: Key, expression: String, authorize: @escaping @Sendable ([Key]) throws(ServiceError) -> Void
+    ) -> Body<[Key]> {
+        { transaction, state in
             do {
                 try authorize(try state.engine.validate(key: key, expression: expression))
             } catch let error as BindingError {
                 throw error.serviceError
             }
-            let sources = try Self.declare(key, expression: expression, in: &transaction, &state)
+            let sources = try declare(key, expression: expression, in: &transaction, &state)
             // A client's binding is the client's: a later reload of the files
             // no longer removes it (though a file declaring the key again wins).
             try transaction.unmarkFileBinding(key)
             return sources
         }
-        return (committed.revision, committed.value)
     }
 
-    /// `Unbind`: removes the binding; the key keeps its last value as a
-    /// plain property. A derived key that never produced a value is deleted.
-    ///
-    /// - Throws: `noSuchKey` when `key` has no binding.
-    public func unbind(_ key: Key) async throws(ServiceError) -> Revision {
-        try await commit { transaction, state in
-            try Self.undeclare(key, in: &transaction, &state)
-        }.revision
+    static func unbindBody(_ key: Key) -> Body<Void> {
+        { transaction, state in try undeclare(key, in: &transaction, &state) }
     }
 
     // MARK: Bodies shared by several writes

@@ -72,8 +72,14 @@ extension PropertyStore {
     /// store revision they were read at (live changes follow it). Fails with
     /// ``StoreError/compacted(since:oldest:)`` when history no longer reaches
     /// back to `since + 1`: it never returns a sequence with a gap.
-    /// Revisions that changed no property have no change set.
-    public func changes(after since: Revision) throws(StoreError) -> (changeSets: [ChangeSet], revision: Revision) {
+    /// Revisions that changed no property have no change set. Within a
+    /// change set, changes are in key order.
+    ///
+    /// With `limit`, at most that many change sets (the oldest); page on with
+    /// `changes(after: last.revision)` until the result is empty.
+    public func changes(after since: Revision, limit: Int? = nil) throws(StoreError)
+        -> (changeSets: [ChangeSet], revision: Revision)
+    {
         try read { db in
             let revision = try Self.committedRevision(db)
             let horizon = Revision(
@@ -91,6 +97,8 @@ extension PropertyStore {
                 let at = Revision(row[0] as Int64)
                 if changeSets.last?.revision == at {
                     changeSets[changeSets.count - 1].changes.append(change)
+                } else if let limit, changeSets.count >= limit {
+                    break
                 } else {
                     changeSets.append(ChangeSet(revision: at, changes: [change]))
                 }

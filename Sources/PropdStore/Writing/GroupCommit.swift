@@ -21,7 +21,6 @@ final class GroupCommit: Sendable {
     /// What only the writer changes (and others may read).
     struct WriterState {
         var revision: Revision
-        var compaction: HistoryCompaction
         var statistics = WriteStatistics()
     }
 
@@ -29,16 +28,24 @@ final class GroupCommit: Sendable {
     private let path: String
     private let maximumBatch: Int
     private let queue = Mutex(Queue())
+    /// Prepared on the first batch; used only by the writer, batch after batch.
+    private let writer: WriterLocal
     let state: Mutex<WriterState>
 
     init(pool: DatabasePool, path: String, configuration: StoreConfiguration, revision: Revision, horizon: Revision) {
         self.pool = pool
         self.path = path
         self.maximumBatch = configuration.maximumBatch
-        self.state = Mutex(
-            WriterState(
-                revision: revision,
-                compaction: HistoryCompaction(keep: configuration.historyPerKey, horizon: horizon)))
+        self.state = Mutex(WriterState(revision: revision))
+        self.writer = WriterLocal(
+            compaction: HistoryCompaction(keep: configuration.historyPerKey, horizon: horizon))
+    }
+
+    deinit {
+        // Finalize the prepared statements before the pool closes the writer
+        // connection: unfinalized statements would keep it (and the file) open.
+        // Nothing else can be using them: the writer holds `self` while it runs.
+        writer.statements = nil
     }
 
     func setObserver(_ observer: Observer?) {
@@ -88,54 +95,69 @@ final class GroupCommit: Sendable {
 
     /// Runs one batch as one transaction and answers every request in it.
     private func commit(_ batch: [WriteJob], db: Database, observer: Observer?) {
-        let (startRevision, compaction) = state.withLock { ($0.revision, $0.compaction) }
+        let prepared: WriterStatements
+        if let existing = writer.statements {
+            prepared = existing
+        } else {
+            do {
+                prepared = try WriterStatements(db)
+                writer.statements = prepared
+            } catch {
+                let failure = StoreError(operating: error, path: path)
+                for job in batch { job.fail(failure) }
+                return
+            }
+        }
+        commit(batch, db: db, statements: prepared, observer: observer)
+    }
+
+    private func commit(_ batch: [WriteJob], db: Database, statements: WriterStatements, observer: Observer?) {
+        let startRevision = state.withLock { $0.revision }
         let failure = BatchFailure()
         var revision = startRevision
         var committed: [(changeSet: ChangeSet, completion: WriteJob.Completion)] = []
         committed.reserveCapacity(batch.count)
         var ran = 0
         var rejected = 0
-        var step = HistoryCompaction.Step(horizon: compaction.horizon)
+        var step = HistoryCompaction.Step(horizon: writer.compaction.horizon)
 
         do {
-            try db.cachedStatement(sql: "BEGIN IMMEDIATE").execute()
-            let savepoint = try db.cachedStatement(sql: "SAVEPOINT request")
-            let release = try db.cachedStatement(sql: "RELEASE request")
-            let rollbackRequest = try db.cachedStatement(sql: "ROLLBACK TO request")
+            try statements.begin.execute()
             for job in batch {
-                try savepoint.execute()
-                var transaction = WriteTransaction(db: db, revision: revision.next, path: path, batch: failure)
+                try statements.savepoint.execute()
+                var transaction = WriteTransaction(
+                    db: db, statements: statements, revision: revision.next, path: path, batch: failure)
                 let completion = job.run(&transaction)
                 ran += 1
                 if let completion {
                     // Appended first: from here on, this caller is answered by the batch's outcome.
                     committed.append((transaction.changeSet, completion))
                     if let storageFailure = failure.failure { throw storageFailure }
-                    try release.execute()
+                    try statements.release.execute()
                     revision = revision.next
                 } else {
                     if let storageFailure = failure.failure { throw storageFailure }
-                    try rollbackRequest.execute()
-                    try release.execute()
+                    try statements.rollbackToSavepoint.execute()
+                    try statements.release.execute()
                     rejected += 1
                 }
             }
             if revision > startRevision {
-                try db.cachedStatement(sql: "UPDATE meta SET value = ?1 WHERE name = 'revision'")
-                    .execute(arguments: [revision.rawValue])
-                step = try compaction.trim(db, limit: 4 + committed.count / 4)
+                statements.setRevision.bind(1, revision.rawValue)
+                try statements.setRevision.execute()
+                step = try writer.compaction.trim(db, limit: 4 + committed.count / 4)
             }
-            try db.cachedStatement(sql: "COMMIT").execute()
+            try statements.commit.execute()
         } catch {
             abandon(batch, ran: ran, committed: committed, error: StoreError(operating: error, path: path), db: db)
             return
         }
 
         let changeSets = committed.map(\.changeSet)
+        writer.compaction.committed(step)
+        writer.compaction.note(changeSets)
         state.withLock { state in
             state.revision = revision
-            state.compaction.committed(step)
-            state.compaction.note(changeSets)
             state.statistics.batches += 1
             state.statistics.requests += committed.count
             state.statistics.rejected += rejected

@@ -17,12 +17,15 @@ public struct WriteTransaction {
     public private(set) var changes: [Change] = []
 
     let db: Database
+    let statements: WriterStatements
     let path: String
     let batch: BatchFailure
+    /// Built only for requests that change many keys; small ones search `changes`.
     private var changeIndex: [Key: Int] = [:]
 
-    init(db: Database, revision: Revision, path: String, batch: BatchFailure) {
+    init(db: Database, statements: WriterStatements, revision: Revision, path: String, batch: BatchFailure) {
         self.db = db
+        self.statements = statements
         self.revision = revision
         self.path = path
         self.batch = batch
@@ -46,10 +49,10 @@ public struct WriteTransaction {
 
     /// The revision of `key`'s last change, or ``Revision/none`` when it does not exist.
     public func revision(of key: Key) throws(StoreError) -> Revision {
-        try run { db in
-            let value = try Int64.fetchOne(
-                db.cachedStatement(sql: "SELECT revision FROM properties WHERE key = ?"), arguments: [key.rawValue])
-            return Revision(value ?? 0)
+        try run { _ in
+            let statement = statements.revisionOfKey
+            statement.bind(1, key.rawValue)
+            return Revision(try statement.int64() ?? 0)
         }
     }
 
@@ -80,23 +83,24 @@ public struct WriteTransaction {
     /// error. Used for client writes and for derived values alike.
     public mutating func set(_ key: Key, _ value: JSONValue) throws(StoreError) {
         let text = value.jsonString
-        let revision = self.revision.rawValue
-        try run { db in
-            try db.cachedStatement(sql: """
-                INSERT INTO properties (key, value, revision, created, error) VALUES (?1, ?2, ?3, ?3, NULL)
-                ON CONFLICT (key) DO UPDATE SET value = excluded.value, revision = excluded.revision, error = NULL
-                """).execute(arguments: [key.rawValue, text, revision])
-            try appendHistory(db, key: key, kind: "set", value: text, error: nil)
+        try run { _ in
+            let upsert = statements.upsert
+            upsert.bind(1, key.rawValue)
+            upsert.bind(2, text)
+            upsert.bind(3, revision.rawValue)
+            try upsert.execute()
+            try appendHistory(key: key, kind: "set", value: text, error: nil)
         }
         record(.set(key, value))
     }
 
     /// Deletes `key`; ``StoreError/noSuchKey(_:)`` when it does not exist.
     public mutating func delete(_ key: Key) throws(StoreError) {
-        try run { db in
-            try db.cachedStatement(sql: "DELETE FROM properties WHERE key = ?").execute(arguments: [key.rawValue])
-            guard db.changesCount > 0 else { throw StoreError.noSuchKey(key) }
-            try appendHistory(db, key: key, kind: "delete", value: nil, error: nil)
+        try run { _ in
+            let delete = statements.delete
+            delete.bind(1, key.rawValue)
+            guard try delete.execute() > 0 else { throw StoreError.noSuchKey(key) }
+            try appendHistory(key: key, kind: "delete", value: nil, error: nil)
         }
         record(.delete(key))
     }
@@ -111,7 +115,7 @@ public struct WriteTransaction {
                 ON CONFLICT (key) DO UPDATE SET revision = excluded.revision, error = excluded.error
                 RETURNING value
                 """), arguments: [key.rawValue, revision, message]) ?? nil
-            try appendHistory(db, key: key, kind: "error", value: kept, error: message)
+            try appendHistory(key: key, kind: "error", value: kept, error: message)
         }
         record(Change(key: key, kind: .error(message)))
     }
@@ -175,13 +179,29 @@ public struct WriteTransaction {
 
     // MARK: Internals
 
-    private func appendHistory(_ db: Database, key: Key, kind: String, value: String?, error: String?) throws {
-        try db.cachedStatement(sql: """
-            INSERT OR REPLACE INTO history (revision, key, kind, value, error) VALUES (?1, ?2, ?3, ?4, ?5)
-            """).execute(arguments: [revision.rawValue, key.rawValue, kind, value, error])
+    private func appendHistory(key: Key, kind: String, value: String?, error: String?) throws {
+        let append = statements.appendHistory
+        append.bind(1, revision.rawValue)
+        append.bind(2, key.rawValue)
+        append.bind(3, kind)
+        append.bind(4, value)
+        append.bind(5, error)
+        try append.execute()
     }
 
     private mutating func record(_ change: Change) {
+        let linearLimit = 8
+        if changes.count < linearLimit {
+            if let index = changes.firstIndex(where: { $0.key == change.key }) {
+                changes[index] = change
+            } else {
+                changes.append(change)
+            }
+            return
+        }
+        if changeIndex.isEmpty {
+            for (index, existing) in changes.enumerated() { changeIndex[existing.key] = index }
+        }
         if let index = changeIndex[change.key] {
             changes[index] = change
         } else {

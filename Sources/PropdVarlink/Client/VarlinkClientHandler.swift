@@ -1,28 +1,48 @@
 import NIOCore
 import PropdJSON
 
-/// A call on its way out with whatever waits for its replies.
-struct VarlinkClientRequest: Sendable {
-    enum Receiver: Sendable {
-        case reply(EventLoopPromise<[String: JSONValue]>)
-        case stream(AsyncThrowingStream<[String: JSONValue], any Error>.Continuation)
-        /// A oneway call: nothing comes back.
-        case none
-    }
-
-    var call: VarlinkCall
-    var receiver: Receiver
+/// What a caller hands to the connection's event loop.
+enum VarlinkClientRequest: Sendable {
+    case call(VarlinkCall, CheckedContinuation<[String: JSONValue], any Error>)
+    case stream(VarlinkCall, AsyncThrowingStream<[String: JSONValue], any Error>.Continuation)
+    case oneway(VarlinkCall, EventLoopPromise<Void>)
+    case batch([VarlinkCall], CheckedContinuation<[Result<[String: JSONValue], VarlinkCallError>], any Error>)
 }
 
-/// Matches replies to calls, in order, on the client side. Writes made in
-/// one event-loop tick (concurrent callers) leave with one flush.
-final class VarlinkClientHandler: ChannelDuplexHandler {
+/// Matches replies to calls, in order, on the client side.
+///
+/// Requests are handed to it directly on its event loop (not through the
+/// pipeline), so it alone decides the fate of every waiter: each is
+/// answered exactly once, even when the connection is already gone. Writes
+/// made in one event-loop tick (concurrent callers) leave with one flush.
+final class VarlinkClientHandler: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
-    typealias OutboundIn = VarlinkClientRequest
     typealias OutboundOut = VarlinkOutboundMessage
 
+    /// The replies of one pipelined batch, gathered on the event loop.
+    private final class Batch {
+        let continuation: CheckedContinuation<[Result<[String: JSONValue], VarlinkCallError>], any Error>
+        var results: [Result<[String: JSONValue], VarlinkCallError>] = []
+        let expected: Int
+        var done = false
+
+        init(expected: Int, continuation: CheckedContinuation<[Result<[String: JSONValue], VarlinkCallError>], any Error>) {
+            self.expected = expected
+            self.continuation = continuation
+            results.reserveCapacity(expected)
+        }
+    }
+
+    /// Who waits for the next reply.
+    private enum Waiter {
+        case reply(CheckedContinuation<[String: JSONValue], any Error>)
+        case stream(AsyncThrowingStream<[String: JSONValue], any Error>.Continuation)
+        case batch(Batch)
+    }
+
     private let path: String
-    private var receivers = CircularBuffer<VarlinkClientRequest.Receiver>(initialCapacity: 16)
+    private var context: ChannelHandlerContext?
+    private var waiters = CircularBuffer<Waiter>(initialCapacity: 16)
     private var closedError: VarlinkConnectionError?
     private var flushScheduled = false
 
@@ -30,22 +50,58 @@ final class VarlinkClientHandler: ChannelDuplexHandler {
         self.path = path
     }
 
-    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        let request = unwrapOutboundIn(data)
-        if let closedError {
-            fail(request.receiver, with: closedError)
-            promise?.fail(closedError)
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        failAll(.init(code: .connectionClosed, path: path, reason: "closed"))
+        self.context = nil
+    }
+
+    /// Sends a request; on the event loop.
+    func enqueue(_ request: VarlinkClientRequest) {
+        guard closedError == nil, let context else {
+            let error = closedError ?? .init(code: .connectionClosed, path: path, reason: "closed")
+            switch request {
+            case .call(_, let continuation): continuation.resume(throwing: error)
+            case .stream(_, let continuation): continuation.finish(throwing: error)
+            case .oneway(_, let promise): promise.fail(error)
+            case .batch(_, let continuation): continuation.resume(throwing: error)
+            }
             return
         }
-        if case .none = request.receiver {} else { receivers.append(request.receiver) }
-        context.write(wrapOutboundOut(.call(request.call)), promise: promise)
+        switch request {
+        case .call(let call, let continuation):
+            waiters.append(.reply(continuation))
+            context.write(wrapOutboundOut(.call(call)), promise: nil)
+        case .stream(let call, let continuation):
+            waiters.append(.stream(continuation))
+            context.write(wrapOutboundOut(.call(call)), promise: nil)
+        case .oneway(let call, let promise):
+            context.write(wrapOutboundOut(.call(call)), promise: promise)
+        case .batch(let calls, let continuation):
+            guard !calls.isEmpty else {
+                continuation.resume(returning: [])
+                return
+            }
+            let batch = Batch(expected: calls.count, continuation: continuation)
+            for call in calls {
+                waiters.append(.batch(batch))
+                context.write(wrapOutboundOut(.call(call)), promise: nil)
+            }
+        }
+        scheduleFlush(context: context)
+    }
+
+    private func scheduleFlush(context: ChannelHandlerContext) {
         guard !flushScheduled else { return }
         flushScheduled = true
-        let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
         context.eventLoop.execute {
-            let (handler, context) = bound.value
+            let handler = bound.value
             handler.flushScheduled = false
-            context.flush()
+            handler.context?.flush()
         }
     }
 
@@ -57,31 +113,37 @@ final class VarlinkClientHandler: ChannelDuplexHandler {
             abandon(context: context, error: VarlinkConnectionError(code: .malformedReply, path: path, reason: "\(error)"))
             return
         }
-        guard let receiver = receivers.first else {
+        guard let waiter = waiters.first else {
             abandon(context: context, error: .init(code: .malformedReply, path: path, reason: "reply without a call"))
             return
         }
-        switch receiver {
-        case .reply(let promise):
-            receivers.removeFirst()
-            if let name = reply.error {
-                promise.fail(VarlinkCallError(name: name, parameters: reply.parameters))
+        let error = reply.error.map { VarlinkCallError(name: $0, parameters: reply.parameters) }
+        switch waiter {
+        case .reply(let continuation):
+            waiters.removeFirst()
+            if let error {
+                continuation.resume(throwing: error)
             } else {
-                promise.succeed(reply.parameters)
+                continuation.resume(returning: reply.parameters)
             }
         case .stream(let continuation):
-            if let name = reply.error {
-                receivers.removeFirst()
-                continuation.finish(throwing: VarlinkCallError(name: name, parameters: reply.parameters))
+            if let error {
+                waiters.removeFirst()
+                continuation.finish(throwing: error)
             } else {
                 continuation.yield(reply.parameters)
                 if !reply.continues {
-                    receivers.removeFirst()
+                    waiters.removeFirst()
                     continuation.finish()
                 }
             }
-        case .none:
-            receivers.removeFirst()
+        case .batch(let batch):
+            waiters.removeFirst()
+            batch.results.append(error.map { .failure($0) } ?? .success(reply.parameters))
+            if batch.results.count == batch.expected, !batch.done {
+                batch.done = true
+                batch.continuation.resume(returning: batch.results)
+            }
         }
     }
 
@@ -101,14 +163,16 @@ final class VarlinkClientHandler: ChannelDuplexHandler {
 
     private func failAll(_ error: VarlinkConnectionError) {
         if closedError == nil { closedError = error }
-        while let receiver = receivers.popFirst() { fail(receiver, with: error) }
-    }
-
-    private func fail(_ receiver: VarlinkClientRequest.Receiver, with error: VarlinkConnectionError) {
-        switch receiver {
-        case .reply(let promise): promise.fail(error)
-        case .stream(let continuation): continuation.finish(throwing: error)
-        case .none: break
+        while let waiter = waiters.popFirst() {
+            switch waiter {
+            case .reply(let continuation): continuation.resume(throwing: error)
+            case .stream(let continuation): continuation.finish(throwing: error)
+            case .batch(let batch):
+                if !batch.done {
+                    batch.done = true
+                    batch.continuation.resume(throwing: error)
+                }
+            }
         }
     }
 }

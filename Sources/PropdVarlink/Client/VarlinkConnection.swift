@@ -19,10 +19,12 @@ public final class VarlinkConnection: Sendable {
     /// The socket path connected to.
     public let path: String
     private let channel: any Channel
+    private let handler: NIOLoopBound<VarlinkClientHandler>
 
-    private init(path: String, channel: any Channel) {
+    private init(path: String, channel: any Channel, handler: NIOLoopBound<VarlinkClientHandler>) {
         self.path = path
         self.channel = channel
+        self.handler = handler
     }
 
     /// Connects to the service listening at `path`.
@@ -44,7 +46,12 @@ public final class VarlinkConnection: Sendable {
         }
         do {
             let channel = try await bootstrap.connect(unixDomainSocketPath: path).get()
-            return VarlinkConnection(path: path, channel: channel)
+            let handler = try await channel.eventLoop.submit {
+                NIOLoopBound(
+                    try channel.pipeline.syncOperations.handler(type: VarlinkClientHandler.self),
+                    eventLoop: channel.eventLoop)
+            }.get()
+            return VarlinkConnection(path: path, channel: channel, handler: handler)
         } catch {
             throw VarlinkConnectionError(code: .cannotConnect, path: path, reason: "\(error)")
         }
@@ -60,9 +67,10 @@ public final class VarlinkConnection: Sendable {
     public func call(_ method: String, _ parameters: [String: JSONValue] = [:]) async throws
         -> [String: JSONValue]
     {
-        let reply = channel.eventLoop.makePromise(of: [String: JSONValue].self)
-        send(VarlinkClientRequest(call: VarlinkCall(method: method, parameters: parameters), receiver: .reply(reply)))
-        return try await reply.futureResult.get()
+        let call = VarlinkCall(method: method, parameters: parameters)
+        return try await withCheckedThrowingContinuation { continuation in
+            send(.call(call, continuation))
+        }
     }
 
     /// Calls `method` with `more` and yields each reply's parameters until
@@ -76,18 +84,14 @@ public final class VarlinkConnection: Sendable {
         continuation.onTermination = { termination in
             if case .cancelled = termination { channel.close(promise: nil) }
         }
-        send(
-            VarlinkClientRequest(
-                call: VarlinkCall(method: method, parameters: parameters, more: true), receiver: .stream(continuation)))
+        send(.stream(VarlinkCall(method: method, parameters: parameters, more: true), continuation))
         return stream
     }
 
     /// Sends a `oneway` call: the service answers nothing. Returns once it is written.
     public func callOneway(_ method: String, _ parameters: [String: JSONValue] = [:]) async throws {
         let written = channel.eventLoop.makePromise(of: Void.self)
-        channel.write(
-            VarlinkClientRequest(call: VarlinkCall(method: method, parameters: parameters, oneway: true), receiver: .none),
-            promise: written)
+        send(.oneway(VarlinkCall(method: method, parameters: parameters, oneway: true), written))
         do {
             try await written.futureResult.get()
         } catch {
@@ -100,19 +104,36 @@ public final class VarlinkConnection: Sendable {
         try? await channel.close()
     }
 
-    private func send(_ request: VarlinkClientRequest) {
-        let written = channel.eventLoop.makePromise(of: Void.self)
-        let path = self.path
-        written.futureResult.whenFailure { error in
-            // The handler never saw the request (the channel was already
-            // gone): fail its receiver here. Completing twice is harmless.
-            let closed = VarlinkConnectionError(code: .connectionClosed, path: path, reason: "\(error)")
-            switch request.receiver {
-            case .reply(let promise): promise.fail(closed)
-            case .stream(let continuation): continuation.finish(throwing: closed)
-            case .none: break
-            }
+    /// Sends `calls` back to back and returns their outcomes in order: one
+    /// hop to the event loop and one flush for the lot (a client's cheapest
+    /// way to pipeline). Each call gets exactly one reply: `more` and
+    /// `oneway` are ignored here.
+    ///
+    /// ```swift
+    /// let results = try await connection.pipeline((0..<64).map {
+    ///     VarlinkCall(method: "io.propd.Set", parameters: ["values": ["k": .integer($0)]])
+    /// })
+    /// ```
+    ///
+    /// - Throws: ``VarlinkConnectionError`` when the connection fails first.
+    public func pipeline(_ calls: [VarlinkCall]) async throws -> [Result<[String: JSONValue], VarlinkCallError>] {
+        var plain = calls
+        for i in plain.indices {
+            plain[i].more = false
+            plain[i].oneway = false
         }
-        channel.write(request, promise: written)
+        let batch = plain
+        return try await withCheckedThrowingContinuation { continuation in
+            send(.batch(batch, continuation))
+        }
+    }
+
+    private func send(_ request: VarlinkClientRequest) {
+        let handler = self.handler
+        if channel.eventLoop.inEventLoop {
+            handler.value.enqueue(request)
+        } else {
+            channel.eventLoop.execute { handler.value.enqueue(request) }
+        }
     }
 }

@@ -23,6 +23,7 @@ final class VarlinkMessageEncoder: ChannelOutboundHandler {
     /// The promise of the coalesced write; later promises are chained to it.
     private var pendingPromise: EventLoopPromise<Void>?
     private var scratch: [UInt8] = []
+    static let coalescingLimit = 16 * 1024
 
     init() {
         scratch.reserveCapacity(256)
@@ -39,6 +40,11 @@ final class VarlinkMessageEncoder: ChannelOutboundHandler {
         case .barrier: break
         }
         pending = buffer
+        defer {
+            // A long burst goes down unflushed in slices, so the channel's
+            // writability (what streams check for backpressure) sees it.
+            if buffer.readableBytes >= Self.coalescingLimit { writePending(context: context) }
+        }
         if let promise {
             if let pendingPromise {
                 pendingPromise.futureResult.cascade(to: promise)

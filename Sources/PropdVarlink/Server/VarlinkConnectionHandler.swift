@@ -26,7 +26,7 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
 
     /// One call between its arrival and the sending of its reply.
     private enum Slot {
-        case running(oneway: Bool)
+        case running(method: String, oneway: Bool)
         case answered(VarlinkOutboundMessage?, closeAfter: Bool)
         case streaming(VarlinkReplyStream, oneway: Bool)
     }
@@ -207,7 +207,7 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
             slots.append(.answered(call.oneway ? nil : reply(result, method: call.method), closeAfter: false))
             drain()
         case .responding(let body):
-            slots.append(.running(oneway: call.oneway))
+            slots.append(.running(method: call.method, oneway: call.oneway))
             body(call, connection, VarlinkResponder(connection: loopBound, eventLoop: connection.eventLoop, sequence: sequence))
         case .streaming(let body):
             guard let channel = context?.channel else { return }
@@ -239,10 +239,10 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
     /// A responder's answer, on the event loop.
     func complete(sequence: Int, with result: Result<[String: JSONValue], any Error>) {
         let index = sequence - firstSequence
-        guard index >= 0, index < slots.count, case .running(let oneway) = slots[offset: index] else {
+        guard index >= 0, index < slots.count, case .running(let method, let oneway) = slots[offset: index] else {
             return  // answered twice, or the connection is gone
         }
-        slots[offset: index] = .answered(oneway ? nil : reply(result, method: ""), closeAfter: false)
+        slots[offset: index] = .answered(oneway ? nil : reply(result, method: method), closeAfter: false)
         if index == 0 { drain() }
     }
 

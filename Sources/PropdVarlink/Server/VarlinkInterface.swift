@@ -61,6 +61,11 @@ public struct VarlinkRegistrationError: Error, Sendable, Equatable, CustomString
     /// The interface, or the fully qualified method, at fault.
     public var name: String
 
+    public init(code: Code, name: String) {
+        self.code = code
+        self.name = name
+    }
+
     public var description: String {
         switch code {
         case .duplicateInterface: return "interface \(name) is registered twice"

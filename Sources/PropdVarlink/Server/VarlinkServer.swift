@@ -25,6 +25,25 @@ import Darwin
 ///     logger: logger)
 /// try await server.run()
 /// ```
+///
+/// Semantics:
+/// - Calls on one connection run concurrently; replies leave in call order.
+///   A `more` call starts once every earlier call is answered, and later
+///   calls wait until its stream ends.
+/// - `oneway` calls run but get no reply (nor do their errors).
+/// - A call of the wrong shape (no `method`, `parameters` not an object, a
+///   flag not a bool) gets `org.varlink.service.InvalidParameter(parameter:
+///   <member>)` and the connection goes on. `upgrade` is not supported:
+///   `InvalidParameter(parameter: "upgrade")`.
+/// - A frame that is not a JSON object (bad syntax, invalid UTF-8, nesting
+///   deeper than the limit) or a message over the size limit: the calls
+///   before it are answered, then ``VarlinkServerConfiguration/protocolViolationReply``
+///   is sent and the connection closes; other connections are untouched.
+/// - A handler that throws something other than ``VarlinkCallError`` is
+///   logged; the caller gets ``VarlinkServerConfiguration/unexpectedErrorReply``.
+/// - Graceful shutdown closes the listener, answers in-flight calls, closes
+///   idle connections and connections with a live stream at once, and
+///   closes what remains after the timeout; a `.path` socket file is removed.
 public final class VarlinkServer: Sendable {
     public let address: VarlinkBindAddress
     public let configuration: VarlinkServerConfiguration

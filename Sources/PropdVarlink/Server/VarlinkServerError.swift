@@ -12,6 +12,12 @@ public struct VarlinkServerError: Error, Sendable, CustomStringConvertible {
     /// What the system said.
     public var reason: String
 
+    public init(code: Code, address: VarlinkBindAddress, reason: String) {
+        self.code = code
+        self.address = address
+        self.reason = reason
+    }
+
     public var description: String {
         switch code {
         case .cannotListen: return "cannot listen on \(address): \(reason)"

@@ -76,7 +76,6 @@ import Testing
         let store = FakeStore(hub: hub)
         let keys = (0..<6).flatMap { ["a.k\($0)", "b.k\($0)", "a.n.k\($0)"] }
         let patternChoices = [["**"], ["a.*"], ["a.**"], ["b.k1", "a.k2"], ["*.k3"], ["b.*", "a.n.*"]]
-        let writersDone = Flag()
         let subscribers = 12
         let results = Mutex<[(SubscriptionRequest, Received)]>([])
         let finalRevision = Mutex(Revision.none)
@@ -94,10 +93,13 @@ import Testing
                     store.write(changes)
                 }
                 if finishedWriters.add(1, ordering: .acquiringAndReleasing).newValue == 4 {
-                    // The last writer adds one revision that touches every key, then says it is over.
-                    let last = store.write(keys.map { Change.set(key($0), "end") })
-                    finalRevision.withLock { $0 = last.revision }
-                    writersDone.set()
+                    // The last writer adds one revision that touches every key, and makes it
+                    // known before publishing it, so whoever receives it knows it is the last.
+                    store.writer.withLock { _ in
+                        let last = store.commit(keys.map { Change.set(key($0), "end") })
+                        finalRevision.withLock { $0 = last.revision }
+                        hub.publish([last])
+                    }
                 }
                 return
             }
@@ -114,11 +116,10 @@ import Testing
             let subscription = blockingSubscribe(hub, request, store)
             guard let subscription else { return }
             var received = Received()
-            // Consume while writers run, then until the final marker revision.
-            drain(subscription, into: &received) { _ in writersDone.isSet }
-            let final = finalRevision.withLock { $0 }
+            // Consume while writers run, until the final revision.
             drain(subscription, into: &received) { r in
-                r.live.contains { $0.revision == final } || (r.synced?.revision ?? .none) >= final
+                let final = finalRevision.withLock { $0 }
+                return final > .none && (r.live.contains { $0.revision == final } || (r.synced?.revision ?? .none) >= final)
             }
             results.withLock { $0.append((request, received)) }
         }

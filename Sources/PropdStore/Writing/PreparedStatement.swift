@@ -1,0 +1,117 @@
+import GRDB
+import GRDBSQLite
+
+/// A statement of the write hot path, prepared once on the writer's
+/// connection and bound and stepped through the SQLite C API: no argument
+/// arrays, no statement-cache lookups per write.
+///
+/// Used only on the writer (GRDB's serial writer queue), never concurrently.
+final class PreparedStatement {
+    private let handle: OpaquePointer
+    private let connection: OpaquePointer
+
+    init(_ connection: OpaquePointer, _ sql: String) throws(DatabaseError) {
+        var handle: OpaquePointer?
+        let code = sqlite3_prepare_v3(connection, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &handle, nil)
+        guard code == SQLITE_OK, let handle else {
+            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(connection)), sql: sql)
+        }
+        self.handle = handle
+        self.connection = connection
+    }
+
+    deinit {
+        sqlite3_finalize(handle)
+    }
+
+    /// SQLite copies the bytes (SQLITE_TRANSIENT), so they need not outlive the call.
+    private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+    func bind(_ index: Int32, _ value: Int64) {
+        sqlite3_bind_int64(handle, index, value)
+    }
+
+    func bind(_ index: Int32, _ text: String?) {
+        guard var text else {
+            sqlite3_bind_null(handle, index)
+            return
+        }
+        text.withUTF8 { utf8 in
+            _ = sqlite3_bind_text(handle, index, utf8.baseAddress, Int32(utf8.count), Self.transient)
+        }
+    }
+
+    func bind(_ index: Int32, utf8 bytes: [UInt8]) {
+        bytes.withUnsafeBufferPointer { buffer in
+            _ = sqlite3_bind_text(handle, index, buffer.baseAddress, Int32(buffer.count), Self.transient)
+        }
+    }
+
+    /// Steps once and reads the first row, if any, with `read`.
+    func withFirstRow<T>(_ read: (OpaquePointer) -> T) throws(DatabaseError) -> T? {
+        let code = sqlite3_step(handle)
+        defer { sqlite3_reset(handle) }
+        switch code {
+        case SQLITE_ROW: return read(handle)
+        case SQLITE_DONE: return nil
+        default:
+            throw DatabaseError(
+                resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(connection)))
+        }
+    }
+
+    /// Runs the statement to completion; returns the number of rows changed.
+    @discardableResult
+    func execute() throws(DatabaseError) -> Int {
+        let code = sqlite3_step(handle)
+        defer { sqlite3_reset(handle) }
+        guard code == SQLITE_DONE || code == SQLITE_ROW else {
+            throw DatabaseError(
+                resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(connection)))
+        }
+        return Int(sqlite3_changes(connection))
+    }
+}
+
+extension PreparedStatement {
+    /// Runs a query whose first row's first column is an integer; `nil` when there is no row.
+    func int64() throws(DatabaseError) -> Int64? {
+        try withFirstRow { handle in sqlite3_column_int64(handle, 0) }
+    }
+}
+
+/// The hot-path statements of one writer connection.
+final class WriterStatements {
+    let begin: PreparedStatement
+    let commit: PreparedStatement
+    let savepoint: PreparedStatement
+    let release: PreparedStatement
+    let rollbackToSavepoint: PreparedStatement
+    let setRevision: PreparedStatement
+    let upsert: PreparedStatement
+    let delete: PreparedStatement
+    let appendHistory: PreparedStatement
+    let revisionOfKey: PreparedStatement
+
+    init(_ db: Database) throws(DatabaseError) {
+        guard let connection = db.sqliteConnection else {
+            throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "the writer connection is closed")
+        }
+        begin = try PreparedStatement(connection, "BEGIN IMMEDIATE")
+        commit = try PreparedStatement(connection, "COMMIT")
+        savepoint = try PreparedStatement(connection, "SAVEPOINT request")
+        release = try PreparedStatement(connection, "RELEASE request")
+        rollbackToSavepoint = try PreparedStatement(connection, "ROLLBACK TO request")
+        setRevision = try PreparedStatement(connection, "UPDATE meta SET value = ?1 WHERE name = 'revision'")
+        upsert = try PreparedStatement(connection, """
+            INSERT INTO properties (key, value, revision, created, error) VALUES (?1, ?2, ?3, ?3, NULL)
+            ON CONFLICT (key) DO UPDATE SET value = excluded.value, revision = excluded.revision, error = NULL
+            """)
+        delete = try PreparedStatement(connection, "DELETE FROM properties WHERE key = ?1")
+        appendHistory = try PreparedStatement(connection, """
+            INSERT OR REPLACE INTO history (revision, key, kind, value, error) VALUES (?1, ?2, ?3, ?4, ?5)
+            """)
+        revisionOfKey = try PreparedStatement(connection, "SELECT revision FROM properties WHERE key = ?1")
+    }
+}
+

@@ -1,0 +1,15 @@
+/// What only the group-commit writer uses, kept between batches: its
+/// prepared statements and the history compaction counters.
+///
+/// `@unchecked Sendable` is sound here: these fields are read and written
+/// only by `GroupCommit.commit` (and its deinit, when nothing else can run),
+/// which runs only inside GRDB's writer closures, and GRDB runs those one at
+/// a time on its serial writer queue. No two threads ever touch them at once.
+final class WriterLocal: @unchecked Sendable {
+    var statements: WriterStatements?
+    var compaction: HistoryCompaction
+
+    init(compaction: HistoryCompaction) {
+        self.compaction = compaction
+    }
+}

@@ -1,0 +1,168 @@
+import PropdClient
+import PropdCore
+import Testing
+
+/// Every io.propd method against a real daemon, through PropdClient.
+@Suite struct MethodTests {
+    @Test func setGetListDeleteRoundTrip() async throws {
+        let daemon = try PropdProcess()
+        let client = try await PropdClient.connect(to: daemon.socketPath)
+        let r1 = try await client.set(["room.temp": 21, "room.name": "kitchen", "room.on": true])
+        #expect(r1 == 1)
+        let r2 = try await client.set(["room.temp": 21.5, "hall.temp": 19])
+        #expect(r2 == 2)
+        let got = try await client.get(["room.temp", "room.name"])
+        #expect(got.map(\.value) == [21.5, "kitchen"])
+        #expect(got[0].revision == 2 && got[0].created == 1)
+        #expect(got[1].revision == 1)
+
+        let (rooms, revision) = try await client.list("room.*")
+        #expect(rooms.map(\.key.rawValue) == ["room.name", "room.on", "room.temp"])
+        #expect(revision == 2)
+        let limited = try await client.list(nil, limit: 2)
+        #expect(limited.properties.map(\.key.rawValue) == ["hall.temp", "room.name"])
+
+        let r3 = try await client.delete(["room.on", "hall.temp"])
+        #expect(r3 == 3)
+        #expect(try await client.list().properties.map(\.key.rawValue) == ["room.name", "room.temp"])
+        await #expect(throws: PropdClientError.noSuchKey("room.on")) { try await client.get(["room.on"]) }
+        await #expect(throws: PropdClientError.noSuchKey("room.on")) { try await client.delete(["room.on"]) }
+    }
+
+    @Test func integersStayIntegersOnTheWire() async throws {
+        let daemon = try PropdProcess()
+        let client = try await PropdClient.connect(to: daemon.socketPath)
+        try await client.set(["n.int": 21, "n.big": .integer(9_007_199_254_740_993), "n.real": 2.5])
+        let values = try await client.get(["n.int", "n.big", "n.real"]).map(\.value)
+        #expect(values == [.integer(21), .integer(9_007_199_254_740_993), .double(2.5)])
+    }
+
+    @Test func expectationsGuardWrites() async throws {
+        let daemon = try PropdProcess()
+        let client = try await PropdClient.connect(to: daemon.socketPath)
+        let created = try await client.set(["doc.a": 1], expect: ["doc.a": 0])
+        await #expect(throws: PropdClientError.revisionMismatch(key: "doc.a", expected: 0, actual: created)) {
+            try await client.set(["doc.a": 2, "doc.b": 2], expect: ["doc.a": 0])
+        }
+        // The failed call wrote nothing, not even the other key.
+        await #expect(throws: PropdClientError.noSuchKey("doc.b")) { try await client.get(["doc.b"]) }
+        let next = try await client.set(["doc.a": 3], expect: ["doc.a": created])
+        #expect(next == created.next)
+        await #expect(throws: PropdClientError.revisionMismatch(key: "doc.a", expected: created, actual: next)) {
+            try await client.delete(["doc.a"], expect: ["doc.a": created])
+        }
+        #expect(try await client.get(["doc.a"])[0].value == 3)
+    }
+
+    @Test func invalidKeysAndPatternsAreNamed() async throws {
+        let daemon = try PropdProcess()
+        let client = try await PropdClient.connect(to: daemon.socketPath)
+        await #expect {
+            try await client.set(["bad key": 1])
+        } throws: { error in
+            guard case PropdClientError.invalidKey(let key, let reason) = error else { return false }
+            return key == "bad key" && reason.contains("letters, digits")
+        }
+        await #expect {
+            try await client.list("room.**.x")
+        } throws: { error in
+            guard case PropdClientError.invalidPattern(let pattern, _) = error else { return false }
+            return pattern == "room.**.x"
+        }
+        await #expect(throws: PropdClientError.self) { try await client.get(["a..b"]) }
+        #expect(try await client.list().properties.isEmpty)
+        #expect(try await client.stats().revision == 0)
+    }
+
+    @Test func historyIsNewestFirstWithLimitAndBefore() async throws {
+        let daemon = try PropdProcess()
+        let client = try await PropdClient.connect(to: daemon.socketPath)
+        for i in 1...5 { try await client.set(["h.k": .integer(Int64(i))]) }
+        try await client.delete(["h.k"])
+        let all = try await client.history("h.k")
+        #expect(all.map(\.kind) == [.delete, .set, .set, .set, .set, .set])
+        #expect(all.map(\.revision) == [6, 5, 4, 3, 2, 1])
+        #expect(all[1].value == 5)
+        let page = try await client.history("h.k", limit: 2, before: 5)
+        #expect(page.map(\.revision) == [4, 3])
+        #expect(page.map(\.value) == [4, 3])
+    }
+
+    @Test func bindingsAreDeclaredListedAndRemoved() async throws {
+        let daemon = try PropdProcess()
+        let client = try await PropdClient.connect(to: daemon.socketPath)
+        try await client.set(["room.temp": 20])
+        let (revision, sources) = try await client.bind("room.fahrenheit", "room.temp.map { $0 * 9 / 5 + 32 }")
+        #expect(sources == ["room.temp"])
+        let derived = try await client.get(["room.fahrenheit"])[0]
+        #expect(derived.value == 68)
+        #expect(derived.revision == revision)
+        #expect(derived.binding == "room.temp.map { $0 * 9 / 5 + 32 }")
+        let listed = try await client.bindings()
+        #expect(listed == [BindingInfo(key: "room.fahrenheit", expression: "room.temp.map { $0 * 9 / 5 + 32 }", sources: ["room.temp"], error: nil)])
+
+        await #expect(throws: PropdClientError.keyIsDerived("room.fahrenheit")) {
+            try await client.set(["room.fahrenheit": 1])
+        }
+        await #expect(throws: PropdClientError.keyIsDerived("room.fahrenheit")) {
+            try await client.delete(["room.fahrenheit"])
+        }
+        try await client.unbind("room.fahrenheit")
+        #expect(try await client.bindings().isEmpty)
+        try await client.set(["room.temp": 30])
+        // Unbind froze the last value; the key is plain now.
+        #expect(try await client.get(["room.fahrenheit"])[0].value == 68)
+        try await client.set(["room.fahrenheit": 1])
+        await #expect(throws: PropdClientError.noSuchKey("room.fahrenheit")) { try await client.unbind("room.fahrenheit") }
+    }
+
+    @Test func badBindingsAreRefusedWithPositionAndCycle() async throws {
+        let daemon = try PropdProcess()
+        let client = try await PropdClient.connect(to: daemon.socketPath)
+        await #expect {
+            try await client.bind("x.y", "combineLatest(a.b, c.d")
+        } throws: { error in
+            guard case PropdClientError.bindingInvalid(_, let line, let column) = error else { return false }
+            return line == 1 && column > 1
+        }
+        try await client.bind("c.b", "c.a.map { $0 + 1 }")
+        try await client.bind("c.c", "c.b.map { $0 + 1 }")
+        await #expect {
+            try await client.bind("c.a", "c.c.map { $0 + 1 }")
+        } throws: { error in
+            guard case PropdClientError.bindingCycle(let keys) = error else { return false }
+            return Set(keys) == ["c.a", "c.b", "c.c"]
+        }
+        #expect(try await client.bindings().map(\.key) == ["c.b", "c.c"])
+    }
+
+    @Test func derivedErrorStateKeepsTheLastValue() async throws {
+        let daemon = try PropdProcess()
+        let client = try await PropdClient.connect(to: daemon.socketPath)
+        try await client.set(["disk.used": 50, "disk.size": 100])
+        try await client.bind("disk.ratio", "combineLatest(disk.used, disk.size).map { u, s in u / s }")
+        #expect(try await client.get(["disk.ratio"])[0].value == 0.5)
+        try await client.set(["disk.size": 0])
+        let failed = try await client.get(["disk.ratio"])[0]
+        #expect(failed.value == 0.5)
+        #expect(failed.error != nil)
+        #expect(try await client.bindings()[0].error != nil)
+        try await client.set(["disk.size": 200])
+        let healed = try await client.get(["disk.ratio"])[0]
+        #expect(healed.value == 0.25 && healed.error == nil)
+    }
+
+    @Test func statsCountWhatIsThere() async throws {
+        let daemon = try PropdProcess()
+        let client = try await PropdClient.connect(to: daemon.socketPath)
+        try await client.set(["s.a": 1, "s.b": 2])
+        try await client.bind("s.c", "s.a.map { $0 + 1 }")
+        let stats = try await client.stats()
+        #expect(stats.revision == 2)
+        #expect(stats.keys == 3)
+        #expect(stats.bindings == 1)
+        #expect(stats.connections >= 1)
+        #expect(stats.databaseBytes > 0)
+        #expect(stats.uptimeSeconds >= 0)
+    }
+}

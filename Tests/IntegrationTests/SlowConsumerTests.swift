@@ -1,0 +1,93 @@
+import PropdClient
+import PropdCore
+import Testing
+
+/// A subscriber that stops reading is ended with `SlowConsumer(revision)`
+/// while the daemon's memory stays bounded and everyone else carries on; it
+/// resumes with `since` and loses nothing. With `coalesce` it is never ended.
+@Suite struct SlowConsumerTests {
+    static let calls = 60
+    static let keysPerCall = 500
+
+    /// Writes `calls` revisions of `keysPerCall` keys each under `prefix`.
+    static func flood(_ client: PropdClient, prefix: String, calls: Int = calls, keys: Int = keysPerCall) async throws {
+        for call in 0..<calls {
+            var values: [String: JSONValue] = [:]
+            for k in 0..<keys { values["\(prefix).k\(k)"] = .integer(Int64(call)) }
+            try await client.set(values)
+        }
+    }
+
+    func event(_ reply: [String: JSONValue]) -> (revision: Int64, key: String)? {
+        guard case .object(let parameters)? = reply["parameters"], case .object(let event)? = parameters["event"],
+            case .integer(let revision)? = event["revision"], case .string(let key)? = event["key"]
+        else { return nil }
+        return (revision, key)
+    }
+
+    @Test func aStalledSubscriberIsEndedAndResumesWithoutLoss() async throws {
+        let daemon = try PropdProcess()
+        let client = try await PropdClient.connect(to: daemon.socketPath)
+        let stalled = try RawSocket(path: daemon.socketPath)
+        #expect(stalled.call("io.propd.Subscribe", ["patterns": ["slow.**"], "initial": false], more: true))
+        guard let synced = try stalled.receive() else { throw RawSocket.Failure(description: "no synced event") }
+        #expect(event(synced)?.key == "")
+
+        let fast = EventCollector(client.observe(["slow.**"], initial: false))
+        _ = try await fast.synced()
+        try await Self.flood(client, prefix: "slow")
+        let total = Self.calls * Self.keysPerCall
+        // The fast subscriber gets everything, in order.
+        let all = try await fast.take { $0.count == total }
+        #expect(all.map(\.revision.rawValue) == all.map(\.revision.rawValue).sorted())
+
+        // The stalled one now reads what was sent before it was ended, then the error.
+        var received: [(Int64, String)] = []
+        var ended: Int64?
+        while let reply = try stalled.receive() {
+            if case .string(let name)? = reply["error"] {
+                #expect(name == "io.propd.SlowConsumer")
+                if case .object(let p)? = reply["parameters"], case .integer(let r)? = p["revision"] { ended = r }
+                break
+            }
+            if let e = event(reply) { received.append(e) }
+        }
+        let revision = try #require(ended)
+        #expect(received.count < total)
+        // Every revision up to the one named was sent completely.
+        let complete = received.filter { $0.0 <= revision }
+        #expect(complete.count == Int(revision) * Self.keysPerCall)
+
+        // Resuming with since loses nothing and repeats nothing.
+        let resumed = try await EventCollector(client.observe(["slow.**"], since: Revision(revision)))
+            .take { $0.last?.kind == .synced }
+        let replayed = resumed.dropLast()
+        #expect(complete.count + replayed.count == total)
+        #expect(replayed.allSatisfy { $0.revision.rawValue > revision })
+    }
+
+    @Test func aCoalescingSubscriberGetsTheLatestValuesAndIsNeverEnded() async throws {
+        let daemon = try PropdProcess()
+        let client = try await PropdClient.connect(to: daemon.socketPath)
+        let lagging = try RawSocket(path: daemon.socketPath)
+        #expect(lagging.call("io.propd.Subscribe", ["patterns": ["co.**"], "initial": false, "coalesce": true], more: true))
+        _ = try lagging.receive()  // synced
+        let calls = 400
+        try await Self.flood(client, prefix: "co", calls: calls, keys: 100)
+        let finalRevision = try await client.stats().revision.rawValue
+        var latest: [String: Int64] = [:]
+        var count = 0
+        while latest.count < 100 || latest.values.contains(where: { $0 < finalRevision }) {
+            guard let reply = try lagging.receive() else {
+                Issue.record("the coalescing subscriber was disconnected")
+                return
+            }
+            #expect(reply["error"] == nil)
+            guard let e = event(reply) else { continue }
+            latest[e.key] = e.revision
+            count += 1
+        }
+        #expect(count < calls * 100)
+        #expect(latest.values.allSatisfy { $0 == finalRevision })
+    }
+}

@@ -1,0 +1,130 @@
+import PropdClient
+import PropdCore
+import Testing
+
+@Suite struct SubscriptionTests {
+    @Test func initialThenSyncedThenLive() async throws {
+        let daemon = try PropdProcess()
+        let client = try await PropdClient.connect(to: daemon.socketPath)
+        try await client.set(["room.a": 1, "room.b": 2, "other.c": 3])
+        let observer = EventCollector(client.observe(["room.*"]))
+        _ = try await observer.synced()
+        let live = try await client.set(["room.a": 10, "other.c": 30])
+        _ = try await observer.take { $0.count == 1 }
+        let result = observer.all
+        #expect(result[0] == Event(key: "room.a", kind: .initial, value: 1, revision: 1))
+        #expect(result[1] == Event(key: "room.b", kind: .initial, value: 2, revision: 1))
+        #expect(result[2].kind == .synced && result[2].key == "" && result[2].revision == 1)
+        #expect(result[3] == Event(key: "room.a", kind: .set, value: 10, revision: live))
+    }
+
+    @Test func replayGivesTheLastValuesOldestFirst() async throws {
+        let daemon = try PropdProcess()
+        let client = try await PropdClient.connect(to: daemon.socketPath)
+        for i in 1...5 { try await client.set(["r.k": .integer(Int64(i))]) }
+        let result = try await EventCollector(client.observe(["r.k"], replay: 3)).take { $0.last?.kind == .synced }
+        #expect(result.map(\.kind) == [.replay, .replay, .replay, .synced])
+        #expect(result.prefix(3).map(\.value) == [3, 4, 5])
+        #expect(result.prefix(3).map(\.revision) == [3, 4, 5])
+    }
+
+    @Test func sinceReplaysEveryChangeInOrderIncludingDeletes() async throws {
+        let daemon = try PropdProcess()
+        let client = try await PropdClient.connect(to: daemon.socketPath)
+        try await client.set(["s.a": 1])  // 1
+        try await client.set(["s.a": 2, "s.b": 1])  // 2
+        try await client.delete(["s.a"])  // 3
+        try await client.set(["t.x": 1])  // 4, not matching
+        let result = try await EventCollector(client.observe(["s.*"], since: 1)).take { $0.last?.kind == .synced }
+        #expect(
+            result.map { "\($0.revision):\($0.kind.rawValue):\($0.key)" } == [
+                "2:set:s.a", "2:set:s.b", "3:delete:s.a", "4:synced:",
+            ])
+    }
+
+    @Test func noInitialGivesOnlySyncedThenLive() async throws {
+        let daemon = try PropdProcess()
+        let client = try await PropdClient.connect(to: daemon.socketPath)
+        try await client.set(["n.a": 1])
+        let result = try await EventCollector(client.observe(["n.*"], initial: false)).take { $0.last?.kind == .synced }
+        #expect(result == [Event.synced(at: 1)])
+    }
+
+    @Test func concurrentWritersAreSeenInRevisionOrderWithoutGaps() async throws {
+        let daemon = try PropdProcess()
+        let client = try await PropdClient.connect(to: daemon.socketPath)
+        let writers = 16
+        let perWriter = 50
+        let total = writers * perWriter
+        let observer = EventCollector(client.observe(["w.**"], initial: false))
+        _ = try await observer.synced()
+        let socketPath = daemon.socketPath
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for w in 0..<writers {
+                group.addTask {
+                    let own = try await PropdClient.connect(to: socketPath)
+                    for i in 0..<perWriter {
+                        // Two keys per revision: they must arrive together.
+                        try await own.set(["w.\(w).a": .integer(Int64(i)), "w.\(w).b": .integer(Int64(i))])
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let events = try await observer.take { $0.count == total * 2 }
+        #expect(events.allSatisfy { $0.kind == .set })
+        let revisions = events.map(\.revision.rawValue)
+        // Every revision exactly once, two contiguous events each, rising.
+        #expect(Set(revisions).count == total)
+        #expect(revisions == revisions.sorted())
+        for pair in stride(from: 0, to: events.count, by: 2) {
+            #expect(events[pair].revision == events[pair + 1].revision)
+        }
+        #expect(revisions.first == 1 && revisions.last == Int64(total))
+    }
+
+    @Test func aDiamondGivesOneEventPerDerivedKeyPerRevision() async throws {
+        let daemon = try PropdProcess()
+        let client = try await PropdClient.connect(to: daemon.socketPath)
+        try await client.set(["d.a": 1])
+        try await client.bind("d.b", "d.a.map { $0 + 1 }")
+        try await client.bind("d.c", "d.a.map { $0 * 10 }")
+        try await client.bind("d.d", "combineLatest(d.b, d.c).map { b, c in [b, c] }")
+        let observer = EventCollector(client.observe(["d.**"], initial: false))
+        _ = try await observer.synced()
+        var revisions: [Revision] = []
+        for value in [2, 3, 4] { revisions.append(try await client.set(["d.a": .integer(Int64(value))])) }
+        let events = try await observer.take { events in events.filter { $0.key == "d.d" }.count == 3 }
+        #expect(events.count == 12)
+        for (revision, a) in zip(revisions, [2, 3, 4]) {
+            let atRevision = events.filter { $0.revision == revision }
+            #expect(atRevision.map(\.key).sorted() == ["d.a", "d.b", "d.c", "d.d"])
+            // Never a mix of old b and new c.
+            #expect(atRevision.first { $0.key == "d.d" }?.value == .array([.integer(Int64(a + 1)), .integer(Int64(a * 10))]))
+        }
+    }
+
+    @Test func observeResumesAcrossADaemonRestartWithoutGapOrDuplicate() async throws {
+        let daemon = try PropdProcess()
+        let client = try await PropdClient.connect(to: daemon.socketPath)
+        let total = 40
+        let observer = EventCollector(client.observe(["resume.k"], initial: false))
+        _ = try await observer.synced()
+        for i in 0..<(total / 2) { try await client.set(["resume.k": .integer(Int64(i))]) }
+        try daemon.restart()
+        let again = try await PropdClient.connect(to: daemon.socketPath)
+        for i in (total / 2)..<total { try await again.set(["resume.k": .integer(Int64(i))]) }
+        let values = try await observer.take { events in events.filter { $0.kind == .set }.count == total }
+            .filter { $0.kind == .set }.map(\.value)
+        #expect(values == (0..<total).map { .integer(Int64($0)) })
+    }
+
+    @Test func subscribeWithSinceBeyondTheStoreIsRefused() async throws {
+        let daemon = try PropdProcess()
+        let client = try await PropdClient.connect(to: daemon.socketPath)
+        try await client.set(["x.a": 1])
+        await #expect(throws: PropdClientError.other(name: "org.varlink.service.InvalidParameter", parameters: ["parameter": "since"])) {
+            _ = try await EventCollector(client.observe(["x.*"], since: 99)).take { _ in true }
+        }
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+import PropdCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A bare Unix stream socket to the daemon, for sending bytes no
+/// well-behaved client would (garbage, truncated frames, huge messages).
+final class RawSocket {
+    let fd: Int32
+
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    init(path: String) throws {
+        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw Failure(description: "socket: errno \(errno)") }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        guard result == 0 else {
+            close(fd)
+            throw Failure(description: "connect \(path): errno \(errno)")
+        }
+    }
+
+    deinit { close(fd) }
+
+    /// Writes all of `bytes`; false when the daemon closed the connection.
+    @discardableResult
+    func send(_ bytes: [UInt8]) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if n <= 0 { return false }
+            offset += n
+        }
+        return true
+    }
+
+    func send(_ text: String) -> Bool { send(Array(text.utf8)) }
+
+    /// Sends one call as a NUL-terminated message.
+    func call(_ method: String, _ parameters: JSONValue = .object([:]), more: Bool = false) -> Bool {
+        var message: [String: JSONValue] = ["method": .string(method), "parameters": parameters]
+        if more { message["more"] = true }
+        return send(JSONValue.object(message).jsonBytes + [0])
+    }
+
+    private var buffer: [UInt8] = []
+
+    /// The next message, or nil when the daemon closed the connection.
+    /// Waits on the socket (poll) up to `timeout`.
+    func receive(timeout: Duration = .seconds(30)) throws -> [String: JSONValue]? {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            if let end = buffer.firstIndex(of: 0) {
+                let frame = Array(buffer[..<end])
+                buffer.removeFirst(end + 1)
+                guard case .object(let object) = try JSONValue(parsingUTF8: frame) else {
+                    throw Failure(description: "reply is not an object")
+                }
+                return object
+            }
+            let remaining = deadline - ContinuousClock.now
+            guard remaining > .zero else { throw Failure(description: "no reply within \(timeout)") }
+            var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&pfd, 1, Int32(min(remaining.components.seconds * 1000 + 1, 60_000)))
+            if ready <= 0 { continue }
+            var chunk = [UInt8](repeating: 0, count: 65536)
+            let n = recv(fd, &chunk, chunk.count, 0)
+            if n <= 0 { return nil }
+            buffer += chunk[0..<n]
+        }
+    }
+
+    /// True once the daemon has closed the connection (reads to EOF, dropping data).
+    func waitForClose(timeout: Duration = .seconds(30)) throws -> Bool {
+        while true {
+            guard try receive(timeout: timeout) != nil else { return true }
+        }
+    }
+}

@@ -1,0 +1,98 @@
+import Foundation
+import PropdCore
+import PropdStore
+import PropertyBased
+import Testing
+
+/// Random sequences of sets, deletes and expectations, run against the store
+/// and against a plain in-memory model: outcomes, contents, revisions and
+/// history must agree after every sequence.
+@Suite struct ModelTests {
+    static let keys = ["a", "b", "c.d", "c.e", "f"].map { key($0) }
+
+    /// The reference: what propd's contract says should happen.
+    struct Model {
+        var properties: [Key: Property] = [:]
+        var revision: Revision = 0
+        var history: [Key: [Event]] = [:]  // newest first
+        var changeSets: [ChangeSet] = []
+
+        mutating func apply(_ request: WriteRequest) -> Result<Revision, StoreError> {
+            for (k, expected) in request.expect.sorted(by: { $0.key < $1.key }) {
+                let actual = properties[k]?.revision ?? Revision.none
+                if actual != expected { return .failure(.revisionMismatch(key: k, expected: expected, actual: actual)) }
+            }
+            var present = Set(properties.keys)
+            for k in request.delete {
+                guard present.remove(k) != nil else { return .failure(.noSuchKey(k)) }
+            }
+            let next = revision.next
+            var changes: [Change] = []
+            for k in request.delete {
+                properties[k] = nil
+                changes.append(.delete(k))
+            }
+            for (k, v) in request.set.sorted(by: { $0.key < $1.key }) {
+                properties[k] = Property(key: k, value: v, revision: next, created: properties[k]?.created ?? next)
+                if let i = changes.firstIndex(where: { $0.key == k }) { changes[i] = .set(k, v) } else { changes.append(.set(k, v)) }
+            }
+            revision = next
+            for change in changes { history[change.key, default: []].insert(change.event(at: next), at: 0) }
+            if !changes.isEmpty { changeSets.append(ChangeSet(revision: next, changes: changes.sorted { $0.key < $1.key })) }
+            return .success(next)
+        }
+    }
+
+    /// Decodes one random number into a request over a small key space, so
+    /// that collisions, stale expectations and missing deletes are frequent.
+    static func request(_ x: Int, model: Model) -> WriteRequest {
+        let k1 = keys[x % keys.count]
+        let k2 = keys[(x / 5) % keys.count]
+        let value = JSONValue.integer(Int64((x / 25) % 1000))
+        var request: WriteRequest
+        switch (x / 25_000) % 4 {
+        case 0: request = WriteRequest(set: [k1: value])
+        case 1:
+            var set = [k1: value]
+            set[k2] = .string("s\(x % 7)")  // k2 may be k1: the later value wins
+            request = WriteRequest(set: set)
+        case 2: request = WriteRequest(delete: [k1])
+        default: request = WriteRequest(set: [k2: [value]], delete: [k1])
+        }
+        switch (x / 100_000) % 4 {
+        case 0: break
+        case 1: request.expect[k1] = model.properties[k1]?.revision ?? Revision.none  // right
+        case 2: request.expect[k1] = Revision((model.properties[k1]?.revision.rawValue ?? 0) + 1)  // wrong
+        default: request.expect[k2] = Revision.none  // right only if absent
+        }
+        return request
+    }
+
+    @Test func storeMatchesModel() async {
+        await propertyCheck(count: 60, input: Gen.int(in: 0...1_000_000).array(of: 1...40)) { numbers in
+            let dir = try TemporaryDirectory()
+            let store = try openStore(dir, historyPerKey: 1000)
+            var model = Model()
+            for x in numbers {
+                let request = Self.request(x, model: model)
+                let expected = model.apply(request)
+                let actual: Result<Revision, StoreError>
+                do {
+                    actual = .success(try await store.write(request).revision)
+                } catch let error as StoreError {
+                    actual = .failure(error)
+                }
+                #expect(actual == expected, "request \(request)")
+            }
+            #expect(store.revision == model.revision)
+            let listed = try store.list()
+            #expect(listed.revision == model.revision)
+            #expect(listed.properties == model.properties.values.sorted { $0.key < $1.key })
+            #expect(try store.get(Self.keys).properties == Self.keys.map { model.properties[$0] })
+            for k in Self.keys {
+                #expect(try store.history(of: k) == model.history[k, default: []], "history of \(k)")
+            }
+            #expect(try store.changes(after: 0).changeSets == model.changeSets)
+        }
+    }
+}

@@ -1,0 +1,398 @@
+import Foundation
+import NIOCore
+import PropdJSON
+import PropdVarlink
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A real server on a real Unix socket, driven by the real client.
+@Suite struct ServerTests {
+    @Test func getInfoDescribesTheService() async throws {
+        let s = try await TestServer.start()
+        let c = try await s.connect()
+        let info = try await c.call("org.varlink.service.GetInfo")
+        #expect(info["vendor"] == "propd tests")
+        #expect(info["product"] == "PropdVarlinkTests")
+        #expect(info["version"] == "1.0")
+        #expect(info["url"] == "https://example.org/propd")
+        #expect(info["interfaces"] == ["org.varlink.service", "org.example.test"])
+        await c.close()
+        try await s.stop()
+    }
+
+    @Test func interfaceDescriptionsAreServedVerbatim() async throws {
+        let s = try await TestServer.start()
+        let c = try await s.connect()
+        let test = try await c.call("org.varlink.service.GetInterfaceDescription", ["interface": "org.example.test"])
+        #expect(test == ["description": .string(TestInterface.description)])
+        let service = try await c.call("org.varlink.service.GetInterfaceDescription", ["interface": "org.varlink.service"])
+        #expect(service["description"].map { "\($0)" }?.contains("method GetInterfaceDescription") == true)
+        await #expect(throws: VarlinkCallError.interfaceNotFound("org.example.none")) {
+            try await c.call("org.varlink.service.GetInterfaceDescription", ["interface": "org.example.none"])
+        }
+        await #expect(throws: VarlinkCallError.invalidParameter("interface")) {
+            try await c.call("org.varlink.service.GetInterfaceDescription", ["interface": 3])
+        }
+        await c.close()
+        try await s.stop()
+    }
+
+    @Test func unknownInterfacesAndMethodsAreNamedErrors() async throws {
+        let s = try await TestServer.start()
+        let c = try await s.connect()
+        await #expect(throws: VarlinkCallError.interfaceNotFound("org.example.none")) {
+            try await c.call("org.example.none.Get")
+        }
+        await #expect(throws: VarlinkCallError.methodNotFound("org.example.test.Nope")) {
+            try await c.call("org.example.test.Nope")
+        }
+        await #expect(throws: VarlinkCallError.methodNotImplemented("org.example.test.Missing")) {
+            try await c.call("org.example.test.Missing")
+        }
+        #expect(try await c.call("org.example.test.Echo", ["still": "fine"]) == ["still": "fine"])
+        await c.close()
+        try await s.stop()
+    }
+
+    @Test func pipelinedCallsAreAnsweredInCallOrder() async throws {
+        let s = try await TestServer.start()
+        let raw = try RawSocket(path: s.path)
+        var burst = String.call("org.example.test.Park", #"{"id":1}"#)
+        for i in 0..<50 { burst += .call("org.example.test.Echo", #"{"i":\#(i)}"#) }
+        burst += .call("org.example.test.Park", #"{"id":2}"#)
+        burst += .call("org.example.test.AsyncEcho", #"{"i":"last"}"#)
+        raw.send(burst)
+        try await withTimeout { await s.lot.waitForResponders([1, 2]) }
+        s.lot.responder(2)?.succeed(["parked": 2])
+        s.lot.responder(1)?.succeed(["parked": 1])
+        let replies = raw.replies(53)
+        var expected: [[String: JSONValue]] = [["parked": 1]]
+        expected += (0..<50).map { ["i": .integer(Int64($0))] }
+        expected += [["parked": 2], ["i": "last"]]
+        #expect(replies.map(\.parameters) == expected)
+        try await s.stop()
+    }
+
+    @Test func concurrentCallersOnOneConnectionEachGetTheirOwnReply() async throws {
+        let s = try await TestServer.start()
+        let c = try await s.connect()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for i in 0..<500 {
+                group.addTask {
+                    let method = i.isMultiple(of: 2) ? "org.example.test.Echo" : "org.example.test.AsyncEcho"
+                    let reply = try await c.call(method, ["i": .integer(Int64(i))])
+                    #expect(reply == ["i": .integer(Int64(i))])
+                }
+            }
+            try await group.waitForAll()
+        }
+        await c.close()
+        try await s.stop()
+    }
+
+    @Test func aPipelinedBatchReturnsEveryOutcomeInOrder() async throws {
+        let s = try await TestServer.start()
+        let c = try await s.connect()
+        var calls = (0..<100).map { VarlinkCall(method: "org.example.test.Echo", parameters: ["i": .integer(Int64($0))]) }
+        calls[50] = VarlinkCall(method: "org.example.test.Fail", more: true)
+        let results = try await c.pipeline(calls)
+        #expect(results.count == 100)
+        for (i, result) in results.enumerated() where i != 50 {
+            #expect((try? result.get()) == ["i": .integer(Int64(i))])
+        }
+        #expect(throws: VarlinkCallError(name: "org.example.test.Boom", parameters: ["why": "asked"])) { try results[50].get() }
+        #expect(try await c.pipeline([]).isEmpty)
+        await c.close()
+        await #expect(throws: VarlinkConnectionError.self) { try await c.pipeline(calls) }
+        try await s.stop()
+    }
+
+    @Test func aMoreCallStreamsUntilTheLastReply() async throws {
+        let s = try await TestServer.start()
+        let c = try await s.connect()
+        let replies = try await withTimeout {
+            var replies: [[String: JSONValue]] = []
+            for try await reply in c.stream("org.example.test.Count", ["n": 5]) { replies.append(reply) }
+            return replies
+        }
+        #expect(replies == (0..<5).map { ["i": .integer(Int64($0))] })
+        // The connection is free again once the stream ended.
+        #expect(try await c.call("org.example.test.Echo", ["after": true]) == ["after": true])
+        await c.close()
+        try await s.stop()
+    }
+
+    @Test func aStreamEndedWithAnErrorThrowsIt() async throws {
+        let s = try await TestServer.start()
+        let c = try await s.connect()
+        let stream = c.stream("org.example.test.Hold", ["id": 4])
+        let server = try await withTimeout { await s.lot.waitForStream(4) }
+        server.send(["tick": 1])
+        server.finish(throwing: VarlinkCallError(name: "org.example.test.SlowConsumer", parameters: ["revision": 9]))
+        var ticks: [[String: JSONValue]] = []
+        await #expect(throws: VarlinkCallError(name: "org.example.test.SlowConsumer", parameters: ["revision": 9])) {
+            for try await reply in stream { ticks.append(reply) }
+        }
+        #expect(ticks == [["tick": 1]])
+        await c.close()
+        try await s.stop()
+    }
+
+    @Test func aStreamSeesBackpressureWhenItsClientStopsReading() async throws {
+        var configuration = VarlinkServerConfiguration()
+        configuration.outboundHighWaterMark = 64 * 1024
+        configuration.outboundLowWaterMark = 16 * 1024
+        let s = try await TestServer.start(configuration: configuration)
+        let raw = try RawSocket(path: s.path)
+        raw.send(.call("org.example.test.Hold", #"{"id":1}"#, more: true))
+        let stream = try await withTimeout { await s.lot.waitForStream(1) }
+        let (changes, changed) = AsyncStream.makeStream(of: Bool.self)
+        stream.onWritabilityChange { changed.yield($0) }
+        let payload = JSONValue.string(String(repeating: "x", count: 1024))
+        let sent = try await stream.eventLoop.submit {
+            var sent = 0
+            while stream.isWritable, sent < 100_000 {
+                stream.send(["tick": payload])
+                sent += 1
+            }
+            return sent
+        }.get()
+        #expect(sent < 100_000, "unsent bytes pass the high-water mark")
+        var iterator = changes.makeAsyncIterator()
+        #expect(await iterator.next() == false)
+        #expect(raw.replies(sent).count == sent)
+        #expect(await iterator.next() == true, "drained below the low-water mark")
+        stream.finish()
+        #expect(raw.replies(1) == [VarlinkReply()])
+        try await s.stop()
+    }
+
+    @Test func aStreamingMethodCalledWithoutMoreIsExpectedMore() async throws {
+        let s = try await TestServer.start()
+        let c = try await s.connect()
+        await #expect(throws: VarlinkCallError.expectedMore) { try await c.call("org.example.test.Count", ["n": 2]) }
+        await c.close()
+        try await s.stop()
+    }
+
+    @Test func onewayCallsRunAndAreNotAnswered() async throws {
+        let s = try await TestServer.start()
+        let c = try await s.connect()
+        try await c.callOneway("org.example.test.Park", ["id": 5])
+        try await withTimeout { await s.lot.waitForResponders([5]) }
+        s.lot.responder(5)?.succeed(["ignored": true])
+        // The next reply on the connection belongs to the next call.
+        #expect(try await c.call("org.example.test.Echo", ["n": 1]) == ["n": 1])
+        await c.close()
+        try await s.stop()
+    }
+
+    @Test func aClientVanishingMidStreamDoesNotDisturbOthers() async throws {
+        let s = try await TestServer.start()
+        let a = try await s.connect()
+        let b = try await s.connect()
+        let stream = a.stream("org.example.test.Hold", ["id": 1])
+        let server = try await withTimeout { await s.lot.waitForStream(1) }
+        server.send(["tick": 1])
+        var iterator = stream.makeAsyncIterator()
+        #expect(try await iterator.next() == ["tick": 1])
+        await a.close()
+        try await withTimeout { await s.lot.waitForTermination(1) }
+        server.send(["tick": 2])  // dropped: the stream has ended
+        #expect(server.isEnded)
+        #expect(try await b.call("org.example.test.Echo", ["b": "fine"]) == ["b": "fine"])
+        await b.close()
+        try await s.stop()
+    }
+
+    @Test func peerCredentialsAreThoseOfTheConnectingProcess() async throws {
+        let s = try await TestServer.start()
+        let c = try await s.connect()
+        let me = try await c.call("org.example.test.WhoAmI")
+        #expect(me["uid"] == .integer(Int64(getuid())))
+        #expect(me["gid"] == .integer(Int64(getgid())))
+        #expect(me["pid"] == .integer(Int64(getpid())))
+        await c.close()
+        try await s.stop()
+    }
+
+    @Test func garbageClosesOnlyThatConnection() async throws {
+        let s = try await TestServer.start()
+        let good = try await s.connect()
+        let raw = try RawSocket(path: s.path)
+        raw.send("this is not json\0")
+        let replies = raw.replies(1)
+        #expect(replies.map(\.error) == ["org.varlink.service.InvalidParameter"])
+        #expect(raw.isClosedByPeer())
+        #expect(try await good.call("org.example.test.Echo", ["ok": 1]) == ["ok": 1])
+        await good.close()
+        try await s.stop()
+    }
+
+    @Test func anOversizedMessageClosesOnlyThatConnection() async throws {
+        var configuration = VarlinkServerConfiguration()
+        configuration.maximumMessageSize = 1024
+        let s = try await TestServer.start(configuration: configuration)
+        let good = try await s.connect()
+        let raw = try RawSocket(path: s.path)
+        raw.send(#"{"method":"org.example.test.Echo","parameters":{"v":""# + String(repeating: "x", count: 4096))
+        #expect(raw.replies(1).map(\.error) == ["org.varlink.service.InvalidParameter"])
+        #expect(raw.isClosedByPeer())
+        #expect(try await good.call("org.example.test.Echo", ["ok": 1]) == ["ok": 1])
+        await good.close()
+        try await s.stop()
+    }
+
+    @Test func connectionsBeyondTheLimitAreRefused() async throws {
+        var configuration = VarlinkServerConfiguration()
+        configuration.maximumConnections = 1
+        configuration.connectionLimitReply = VarlinkCallError(name: "org.example.LimitExceeded", parameters: ["maximum": 1])
+        let s = try await TestServer.start(configuration: configuration)
+        let first = try await s.connect()
+        #expect(try await first.call("org.example.test.Echo") == [:])
+        let second = try await s.connect()
+        await #expect(throws: VarlinkCallError(name: "org.example.LimitExceeded", parameters: ["maximum": 1])) {
+            try await second.call("org.example.test.Echo")
+        }
+        #expect(s.server.connectionCount == 1)
+        #expect(try await first.call("org.example.test.Echo", ["still": true]) == ["still": true])
+        await first.close()
+        await second.close()
+        try await s.stop()
+    }
+
+    @Test func gracefulShutdownLetsInFlightCallsFinish() async throws {
+        let s = try await TestServer.start()
+        let c = try await s.connect()
+        let pending = Task { try await c.call("org.example.test.Park", ["id": 1]) }
+        try await withTimeout { await s.lot.waitForResponders([1]) }
+        s.server.beginGracefulShutdown()
+        // Not served any more: either the listener is already closed, or the
+        // connection it still accepted is closed unanswered.
+        await #expect(throws: VarlinkConnectionError.self) {
+            let late = try await VarlinkConnection.connect(to: s.path)
+            _ = try await late.call("org.example.test.Echo")
+        }
+        s.lot.responder(1)?.succeed(["finished": true])
+        #expect(try await withTimeout { try await pending.value } == ["finished": true])
+        try await withTimeout { try await s.task.value }
+        #expect(!FileManager.default.fileExists(atPath: s.path), "the socket file is removed")
+    }
+
+    @Test func gracefulShutdownEndsLiveStreamsAtOnce() async throws {
+        var configuration = VarlinkServerConfiguration()
+        configuration.gracefulShutdownTimeout = .seconds(60)  // must not be what ends it
+        let s = try await TestServer.start(configuration: configuration)
+        let c = try await s.connect()
+        let stream = c.stream("org.example.test.Hold", ["id": 1])
+        _ = try await withTimeout { await s.lot.waitForStream(1) }
+        try await s.stop()
+        await s.lot.waitForTermination(1)
+        await #expect(throws: VarlinkConnectionError.self) {
+            for try await _ in stream {}
+        }
+    }
+
+    @Test func gracefulShutdownIsBoundedByItsTimeout() async throws {
+        var configuration = VarlinkServerConfiguration()
+        configuration.gracefulShutdownTimeout = .milliseconds(100)
+        let s = try await TestServer.start(configuration: configuration)
+        let c = try await s.connect()
+        let pending = Task { try await c.call("org.example.test.Park", ["id": 1]) }
+        try await withTimeout { await s.lot.waitForResponders([1]) }
+        try await s.stop()  // the parked call is never answered
+        await #expect {
+            try await pending.value
+        } throws: { error in
+            (error as? VarlinkConnectionError)?.code == .connectionClosed
+        }
+    }
+
+    @Test func theSocketFileGetsTheConfiguredMode() async throws {
+        var configuration = VarlinkServerConfiguration()
+        configuration.socketFileMode = 0o600
+        let s = try await TestServer.start(configuration: configuration)
+        var info = stat()
+        #expect(stat(s.path, &info) == 0)
+        #expect(info.st_mode & 0o777 == 0o600)
+        try await s.stop()
+    }
+
+    @Test func aStaleSocketFileIsReplaced() async throws {
+        let path = temporarySocketPath()
+        let fd = try boundUnixSocket(path)
+        close(fd)  // what a crashed daemon leaves behind: the file, nobody listening
+        #expect(FileManager.default.fileExists(atPath: path))
+        let s = try await TestServer.start(path: path)
+        let c = try await s.connect()
+        #expect(try await c.call("org.example.test.Echo", ["x": 1]) == ["x": 1])
+        await c.close()
+        try await s.stop()
+    }
+
+    @Test func anActivatedSocketIsServed() async throws {
+        let path = temporarySocketPath()
+        let fd = try boundUnixSocket(path)
+        #expect(listen(fd, 16) == 0)
+        let s = try await TestServer.start(address: .activated(fileDescriptor: fd), path: path)
+        let c = try await s.connect()
+        #expect(try await c.call("org.varlink.service.GetInfo")["product"] == "PropdVarlinkTests")
+        await c.close()
+        try await s.stop()
+        unlink(path)
+    }
+
+    @Test func connectingToNothingNamesThePath() async throws {
+        let path = temporarySocketPath()
+        await #expect {
+            try await VarlinkConnection.connect(to: path)
+        } throws: { error in
+            guard let error = error as? VarlinkConnectionError else { return false }
+            return error.code == .cannotConnect && error.path == path
+        }
+    }
+
+    @Test func callsOnAClosedConnectionFailAsClosed() async throws {
+        let s = try await TestServer.start()
+        let c = try await s.connect()
+        await c.close()
+        await #expect {
+            try await c.call("org.example.test.Echo")
+        } throws: { error in
+            (error as? VarlinkConnectionError)?.code == .connectionClosed
+        }
+        try await s.stop()
+    }
+
+    @Test func aServerThatCannotListenSaysWhere() async throws {
+        let path = "/nonexistent-dir-\(getpid())/x.sock"
+        let server = try VarlinkServer(
+            address: .path(path), info: TestInterface.info, interfaces: [], logger: .init(label: "t"))
+        await #expect {
+            try await server.run()
+        } throws: { error in
+            guard let error = error as? VarlinkServerError else { return false }
+            return error.code == .cannotListen && error.address == .path(path)
+        }
+    }
+
+    @Test func collidingRegistrationsAreRefused() {
+        let a = VarlinkInterface(name: "org.example.a", description: "interface org.example.a\n", methods: [])
+        #expect(throws: VarlinkRegistrationError(code: .duplicateInterface, name: "org.example.a")) {
+            try VarlinkServer(address: .path("/tmp/x"), info: TestInterface.info, interfaces: [a, a], logger: .init(label: "t"))
+        }
+        let service = VarlinkInterface(name: "org.varlink.service", description: "", methods: [])
+        #expect(throws: VarlinkRegistrationError(code: .reservedInterface, name: "org.varlink.service")) {
+            try VarlinkServer(address: .path("/tmp/x"), info: TestInterface.info, interfaces: [service], logger: .init(label: "t"))
+        }
+        let twice = VarlinkInterface(
+            name: "org.example.b", description: "",
+            methods: [.synchronous("M") { _, _ in [:] }, .synchronous("M") { _, _ in [:] }])
+        #expect(throws: VarlinkRegistrationError(code: .duplicateMethod, name: "org.example.b.M")) {
+            try VarlinkServer(address: .path("/tmp/x"), info: TestInterface.info, interfaces: [twice], logger: .init(label: "t"))
+        }
+    }
+}
