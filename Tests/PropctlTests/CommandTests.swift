@@ -128,7 +128,7 @@ import Testing
         #expect(dot.contains(#""form.account" [shape=ellipse]"#), "\(dot)")
         #expect(dot.contains(#""ui.login.enabled" [shape=box"#), "\(dot)")
         // The error state is highlighted.
-        #expect(dot.contains(#""ui.ratio" [shape=box, style="rounded,filled", fillcolor="#fde2e2", color="#c0392b""#), "\(dot)")
+        #expect(dot.contains(##""ui.ratio" [shape=box, style="rounded,filled", fillcolor="#fde2e2", color="#c0392b""##), "\(dot)")
         let json = try run(["--json", "graph", "ui.login.*"]).json
         guard case .array(let edges)? = json["edges"] else {
             Issue.record("no edges")

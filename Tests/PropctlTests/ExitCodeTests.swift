@@ -94,7 +94,7 @@ import Testing
             let script = try Propctl.run(["--generate-completion-script", shell])
             #expect(script.status == 0)
             #expect(script.stdout.contains("watch"), "\(shell)")
-            #expect(script.stdout.contains("--no-initial"), "\(shell)")
+            #expect(script.stdout.contains("no-initial"), "\(shell)")
         }
     }
 }

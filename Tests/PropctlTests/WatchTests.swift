@@ -51,21 +51,21 @@ import Testing
         try set("k", "2")
         try set("k", "3")
         let replay = try Propctl.run(["--json", "watch", "k", "--replay", "2"], daemon: daemon, timeout: .seconds(30),
-            until: { $0.contains("synced") })
+            until: { $0.contains { $0.contains("synced") } })
         #expect(replay == [
             ["key": "k", "kind": "replay", "revision": 2, "value": 2],
             ["key": "k", "kind": "replay", "revision": 3, "value": 3],
             ["key": "", "kind": "synced", "revision": 3],
         ])
         let since = try Propctl.run(["--json", "watch", "k", "--since", "1"], daemon: daemon, timeout: .seconds(30),
-            until: { $0.contains("synced") })
+            until: { $0.contains { $0.contains("synced") } })
         #expect(since == [
             ["key": "k", "kind": "set", "revision": 2, "value": 2],
             ["key": "k", "kind": "set", "revision": 3, "value": 3],
             ["key": "", "kind": "synced", "revision": 3],
         ])
         let none = try Propctl.run(["--json", "watch", "k", "--no-initial"], daemon: daemon, timeout: .seconds(30),
-            until: { $0.contains("synced") })
+            until: { $0.contains { $0.contains("synced") } })
         #expect(none == [["key": "", "kind": "synced", "revision": 3]])
     }
 

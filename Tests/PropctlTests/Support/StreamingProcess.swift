@@ -10,9 +10,14 @@ final class StreamingProcess: Sendable {
         var description: String { "timed out waiting for \(waitingFor); saw:\n" + seen.joined(separator: "\n") }
     }
 
+    /// The output so far, shared with the pipe's reading handler.
+    final class Output: Sendable {
+        let state = Mutex<(lines: [String], partial: String, ended: Bool)>(([], "", false))
+        let changed = DispatchSemaphore(value: 0)
+    }
+
     private let process: Process
-    private let state = Mutex<(lines: [String], partial: String, ended: Bool)>(([], "", false))
-    private let changed = DispatchSemaphore(value: 0)
+    private let output = Output()
 
     init(_ arguments: [String], socket: String) throws {
         let process = Process()
@@ -27,9 +32,9 @@ final class StreamingProcess: Sendable {
         process.standardInput = FileHandle.nullDevice
         self.process = process
         let reader = out.fileHandleForReading
-        reader.readabilityHandler = { [state, changed] handle in
+        reader.readabilityHandler = { [output] handle in
             let data = handle.availableData
-            state.withLock { s in
+            output.state.withLock { s in
                 if data.isEmpty {
                     s.ended = true
                     handle.readabilityHandler = nil
@@ -41,12 +46,12 @@ final class StreamingProcess: Sendable {
                     }
                 }
             }
-            changed.signal()
+            output.changed.signal()
         }
         try process.run()
     }
 
-    var lines: [String] { state.withLock { $0.lines } }
+    var lines: [String] { output.state.withLock { $0.lines } }
 
     /// Waits until the lines seen so far satisfy `condition`; returns them.
     @discardableResult
@@ -55,12 +60,12 @@ final class StreamingProcess: Sendable {
     {
         let deadline = ContinuousClock.now + timeout
         while true {
-            let (lines, ended) = state.withLock { ($0.lines, $0.ended) }
+            let (lines, ended) = output.state.withLock { ($0.lines, $0.ended) }
             if condition(lines) { return lines }
             let remaining = deadline - ContinuousClock.now
             if ended || remaining <= .zero { throw Timeout(waitingFor: what, seen: lines) }
             // Wakes on every chunk of output (the event waited for), or at the deadline.
-            _ = changed.wait(timeout: .now() + Double(remaining.components.seconds) + 0.01)
+            _ = output.changed.wait(timeout: .now() + Double(remaining.components.seconds) + 0.01)
         }
     }
 
