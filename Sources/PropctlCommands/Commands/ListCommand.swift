@@ -39,7 +39,7 @@ struct ListCommand: AsyncParsableCommand {
         let style = Style.standardOutput
         var table = Table(header: ["KEY", "VALUE", "REV", ""], style: style)
         for p in properties {
-            var mark = p.binding.map { "= " + $0.split(separator: "\n").joined(separator: " ") } ?? ""
+            var mark = p.binding.map { "= " + $0.split(separator: "\n").map { $0.trimmingBlanks }.joined(separator: " ") } ?? ""
             if let error = p.error { mark = "! " + error }
             table.append([
                 .init(text: p.key.rawValue, paint: style.bold),

@@ -37,8 +37,8 @@ struct LoadCommand: AsyncParsableCommand {
         } catch {
             throw PropctlFailure.usage("\(file): \(error.description)")
         }
+        // The connection closes when the process exits, right after.
         let client = try await global.connect()
-        defer { Task { await client.close() } }
         let socket = global.socketChoice
 
         // 1. Every plain value in one revision, expecting what we read.
