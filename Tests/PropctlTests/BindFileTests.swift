@@ -63,6 +63,24 @@ import Testing
         #expect(Self.valuesOnly(after) == Self.valuesOnly(before))
     }
 
+    @Test func aRefusedFilePutsReplacedBindingsBack() throws {
+        _ = try Propctl.run(["set", "room.temp", "20"], daemon: daemon)
+        #expect(try Propctl.run(["bind", "room.f", "room.temp.map { $0 * 9 / 5 + 32 }"], daemon: daemon).status == 0)
+        let file = try TemporaryFile(named: "replace.prop", text: """
+            room.f = room.temp.map { $0 + 1000 }
+            room.bad = room.temp.map { $0 + }
+            """)
+        let result = try Propctl.run(["bind", "--file", file.path], daemon: daemon)
+        #expect(result.status == 1, "\(result)")
+        #expect(result.stderr.contains("\(file.path):2:"), "\(result)")
+        let bindings = try Propctl.run(["--json", "bindings"], daemon: daemon).json
+        #expect(bindings == .object(["bindings": [
+            ["key": "room.f", "expression": "room.temp.map { $0 * 9 / 5 + 32 }", "sources": ["room.temp"]],
+        ]]))
+        #expect(try Propctl.run(["get", "room.f"], daemon: daemon).stdout == "68\n")
+        #expect(try Propctl.run(["get", "room.bad"], daemon: daemon).status == 1)
+    }
+
     @Test func aFileThatIsNotBindingsIsAUsageError() throws {
         let file = try TemporaryFile(named: "junk.prop", text: "room.f = room.temp\n  \nthis is not a binding\n")
         let result = try Propctl.run(["bind", "--file", file.path], daemon: daemon)

@@ -28,6 +28,11 @@ import Testing
         #expect(badKey.status == 1)
         #expect(badKey.stderr.contains("io.propd.InvalidKey"), "\(badKey)")
 
+        #expect(try Propctl.run(["bind", "room.f", "room.temp.map { $0 + 1 }"], daemon: daemon).status == 0)
+        let derived = try Propctl.run(["set", "room.f", "3"], daemon: daemon)
+        #expect(derived.status == 1)
+        #expect(derived.stderr.contains("io.propd.KeyIsDerived: room.f is derived"), "\(derived)")
+
         let badPattern = try Propctl.run(["list", "a.**.b"], daemon: daemon)
         #expect(badPattern.status == 1)
         #expect(badPattern.stderr.contains("io.propd.InvalidPattern"), "\(badPattern)")

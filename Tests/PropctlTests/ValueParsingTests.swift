@@ -30,6 +30,9 @@ import Testing
         #expect(try stored("a.list") == .array([1, 2]))
         #expect(try stored("z.null") == .null)
         #expect(try stored("q.quoted") == .string("21"))
+        _ = try Propctl.run(["set", "u.text", "café ☕ \"quoted\""], daemon: daemon)
+        #expect(try stored("u.text") == .string("café ☕ \"quoted\""))
+        #expect(try Propctl.run(["get", "u.text"], daemon: daemon).stdout == "café ☕ \"quoted\"\n")
     }
 
     @Test func stringFlagForcesStrings() throws {
