@@ -100,12 +100,18 @@ let package = Package(
             ],
             swiftSettings: strictSwift6
         ),
-        .executableTarget(
-            name: "propctl",
+        // propctl's commands, one file per verb; the executable only runs them.
+        .target(
+            name: "PropctlCommands",
             dependencies: [
-                "PropdClient",
+                "PropdClient", "PropdCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
+            swiftSettings: strictSwift6
+        ),
+        .executableTarget(
+            name: "propctl",
+            dependencies: ["PropctlCommands"],
             swiftSettings: strictSwift6
         ),
         .executableTarget(
@@ -168,6 +174,12 @@ let package = Package(
         .testTarget(
             name: "PropdServerTests",
             dependencies: ["PropdServer", "PropdCore"],
+            swiftSettings: strictSwift6
+        ),
+        // Runs the real propctl against a real propd.
+        .testTarget(
+            name: "PropctlTests",
+            dependencies: ["PropdCore"],
             swiftSettings: strictSwift6
         ),
         .testTarget(

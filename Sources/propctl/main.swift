@@ -1,1 +1,4 @@
-print("not yet")
+import PropctlCommands
+
+// Everything lives in PropctlCommands (one file per verb); this only runs it.
+await Propctl.runMain()

@@ -1,0 +1,113 @@
+import Foundation
+
+/// A real `propd` process on a private socket and database, for tests that
+/// drive the daemon through its public surface.
+final class PropdProcess {
+    let directory: String
+    let socketPath: String
+    let databasePath: String
+    let bindingsDirectory: String
+    let notify: NotifyListener
+    private(set) var process: Process
+    private let arguments: [String]
+    private let logPath: String
+
+    struct StartFailure: Error, CustomStringConvertible {
+        var log: String
+        var description: String { "propd did not become ready:\n\(log)" }
+    }
+
+    /// The built `propd` next to this test bundle (`swift build` puts every
+    /// product of the package in one directory).
+    static var executable: URL {
+        if let explicit = ProcessInfo.processInfo.environment["PROPD_BIN"] {
+            return URL(fileURLWithPath: explicit)
+        }
+        return productsDirectory.appendingPathComponent("propd")
+    }
+
+    /// The directory of the running test binary, which SwiftPM builds into the
+    /// same products directory as the package's executables.
+    static var productsDirectory: URL {
+        let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+            ?? CommandLine.arguments[0]
+        return URL(fileURLWithPath: exe).deletingLastPathComponent()
+    }
+
+    /// Starts propd in a fresh temporary directory (or `directory`, to restart
+    /// on the same database) and waits for its READY=1.
+    init(directory: String? = nil, extraArguments: [String] = [], durability: String = "normal") throws {
+        let dir = directory ?? FileManager.default.temporaryDirectory
+            .appendingPathComponent("propctl-t-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        self.directory = dir
+        socketPath = dir + "/propd.sock"
+        databasePath = dir + "/propd.db"
+        bindingsDirectory = dir + "/bindings.d"
+        logPath = dir + "/propd-\(UUID().uuidString.prefix(6)).log"
+        try? FileManager.default.removeItem(atPath: dir + "/notify.sock")
+        notify = try NotifyListener(directory: dir)
+        arguments = [
+            "--socket", socketPath, "--database", databasePath, "--bindings", bindingsDirectory,
+            "--durability", durability,
+        ] + extraArguments
+        process = Process()
+        try launch()
+    }
+
+    private func launch() throws {
+        _ = FileManager.default.createFile(atPath: logPath, contents: nil)
+        let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
+        let p = Process()
+        p.executableURL = Self.executable
+        p.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["NOTIFY_SOCKET"] = notify.path
+        environment.removeValue(forKey: "LISTEN_FDS")
+        environment.removeValue(forKey: "PROPD_SOCKET")
+        p.environment = environment
+        p.standardError = log
+        p.standardOutput = FileHandle.nullDevice
+        try p.run()
+        process = p
+        do {
+            try notify.wait(for: "READY=1")
+        } catch {
+            p.terminate()
+            throw StartFailure(log: self.log)
+        }
+    }
+
+    /// What propd wrote to stderr so far.
+    var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+
+    /// SIGTERM, then waits for exit; returns the exit status.
+    @discardableResult
+    func stop() -> Int32 {
+        guard process.isRunning else { return process.terminationStatus }
+        process.terminate()
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    /// SIGKILL: the daemon gets no chance to clean up.
+    func kill() {
+        guard process.isRunning else { return }
+        Foundation.kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    /// Starts the daemon again on the same socket, database and bindings.
+    func restart() throws {
+        if process.isRunning { stop() }
+        try launch()
+    }
+
+    deinit {
+        if process.isRunning {
+            Foundation.kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+}
