@@ -2,6 +2,10 @@ public import NIOCore
 public import NIOPosix
 public import PropdJSON
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// A client connection to a Varlink service on a Unix socket.
 ///
 /// Safe to share: many tasks may call concurrently; calls are pipelined
@@ -56,7 +60,9 @@ public final class VarlinkConnection: Sendable {
             }.get()
             return VarlinkConnection(path: path, channel: channel, handler: handler)
         } catch {
-            throw VarlinkConnectionError(code: .cannotConnect, path: path, reason: "\(error)")
+            // "No such file or directory" says more to a person than NIO's call trace.
+            let reason = (error as? IOError).map { String(cString: strerror($0.errnoCode)) } ?? "\(error)"
+            throw VarlinkConnectionError(code: .cannotConnect, path: path, reason: reason)
         }
     }
 
