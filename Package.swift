@@ -66,11 +66,13 @@ let package = Package(
             ],
             swiftSettings: strictSwift6
         ),
+        // glibc's mallopt, for the daemon's allocator tuning.
+        .target(name: "CMallocTuning"),
         // io.propd handlers, access checks and the listener.
         .target(
             name: "PropdServer",
             dependencies: [
-                "PropdCore", "PropdService", "PropdVarlink",
+                "PropdCore", "PropdService", "PropdVarlink", "CMallocTuning",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),

@@ -39,6 +39,7 @@ struct PropdCommand: AsyncParsableCommand {
     var historyPerKey: Int?
 
     func run() async throws {
+        MemoryTuning.applyForDaemon()
         let environment = ProcessInfo.processInfo.environment
         let flags = DaemonFlags(
             socket: socket, database: database, bindings: bindings, config: config, durability: durability,
