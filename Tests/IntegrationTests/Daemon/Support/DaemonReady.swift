@@ -55,3 +55,9 @@ func isSocket(_ path: String) -> Bool {
     var status = stat()
     return lstat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFSOCK
 }
+
+/// The size of a file, or nil when it does not exist.
+func fileSize(_ path: String) -> Int? {
+    var status = stat()
+    return lstat(path, &status) == 0 ? Int(status.st_size) : nil
+}
