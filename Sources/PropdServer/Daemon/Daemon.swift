@@ -28,6 +28,8 @@ public enum Daemon {
         } catch {
             throw DaemonStartError(description: "\(error)")
         }
+        try Exclusivity.lockDatabase(configuration.databasePath, pid: getpid())
+        if case .path(let path) = listenAddress { try Exclusivity.checkSocketFree(path) }
 
         let store: PropertyStore
         do {
