@@ -25,7 +25,7 @@ import Glibc
         let stderr = Pipe()
         let log = dir.file("propd.log")
         let lines = LineReader(stderr)
-        let daemon = try Spawned(
+        let daemon = try DirectChild(
             executable: try #require(Self.activator),
             arguments: ["-l", activated, "--fdname=propd", "-E", "NOTIFY_SOCKET=\(inbox.path)", PropdLaunch.executable]
                 + paths.arguments,
@@ -72,7 +72,8 @@ import Glibc
         let dir = try ScratchDirectory("bad-fd")
         let paths = DaemonPaths(dir)
         let script = "exec 3</dev/null; LISTEN_PID=$$ LISTEN_FDS=1 exec \"$0\" \"$@\""
-        let daemon = try Spawned(
+        // Not a Foundation Process: the script replaces fd 3, which may be Foundation's watch on the child.
+        let daemon = try DirectChild(
             executable: "/bin/sh", arguments: ["-c", script, PropdLaunch.executable] + paths.arguments,
             environment: PropdLaunch.environment([:]), logPath: paths.log)
         let ended = try await daemon.exit(timeout: .seconds(30))
