@@ -28,6 +28,8 @@ public enum Daemon {
         } catch {
             throw DaemonStartError(description: "\(error)")
         }
+        try Exclusivity.lockDatabase(configuration.databasePath, pid: getpid())
+        if case .path(let path) = listenAddress { try Exclusivity.checkSocketFree(path) }
 
         let store: PropertyStore
         do {
@@ -68,7 +70,8 @@ public enum Daemon {
         serverConfiguration.maximumConnections = configuration.limits.maxConnections
         serverConfiguration.protocolViolationReply = { violation in
             if case .messageTooLarge(let limit) = violation {
-                return WireCoding.limitExceeded("maxMessageBytes", maximum: limit)
+                // Named as the config key, as docs/service.md promises.
+                return WireCoding.limitExceeded("max-message-bytes", maximum: limit)
             }
             return VarlinkCallError(
                 name: "org.varlink.service.InvalidParameter",

@@ -16,10 +16,12 @@ struct Supervisor: Service {
     let logger: Logger
 
     func run() async throws {
+        // Trap SIGHUP before READY=1: systemd may send a reload as soon as
+        // it sees READY, and SIGHUP's default action would end propd.
+        let hangups = await UnixSignalsSequence(trapping: .sighup)
         try await server.listening()
         notifier.send(NotifyMessage.ready(status: status()))
         logger.notice("serving", metadata: ["socket": "\(socketDescription)", "revision": "\(service.store.revision)"])
-        let hangups = await UnixSignalsSequence(trapping: .sighup)
         await cancelWhenGracefulShutdown {
             await withTaskGroup(of: Void.self) { group in
                 group.addTask {

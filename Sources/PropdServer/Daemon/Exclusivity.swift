@@ -1,0 +1,69 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// One propd per database and per socket. Without this a second propd
+/// started on the same paths would unlink the first one's socket when it
+/// binds (leaving the first running but unreachable), and would write the
+/// same database with a revision counter of its own.
+enum Exclusivity {
+    /// Takes an exclusive `flock` on `<database>.lock` (created 0600) and
+    /// keeps it until the process exits; the file records the holder's pid.
+    static func lockDatabase(_ database: String, pid: Int32) throws(DaemonStartError) {
+        let path = database + ".lock"
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0 else {
+            throw DaemonStartError(description: "cannot open the lock file \(path): \(String(cString: strerror(errno)))")
+        }
+        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+            let code = errno
+            var holder = [UInt8](repeating: 0, count: 32)
+            let count = read(fd, &holder, holder.count)
+            close(fd)
+            guard code == EWOULDBLOCK else {
+                throw DaemonStartError(description: "cannot lock \(path): \(String(cString: strerror(code)))")
+            }
+            let pid = count > 0 ? String(decoding: holder[0..<count], as: UTF8.self).trimmingNewline : "unknown"
+            throw DaemonStartError(description: "database \(database) is in use by another propd (pid \(pid), lock \(path))")
+        }
+        let text = Array("\(pid)\n".utf8)
+        _ = ftruncate(fd, 0)
+        _ = pwrite(fd, text, text.count, 0)
+        // The descriptor stays open on purpose: the lock lasts as long as the
+        // process, and the kernel releases it however the process ends.
+    }
+
+    /// Refuses `path` when a process accepts connections on it; a socket
+    /// file left by a propd that died is stale and may be replaced.
+    static func checkSocketFree(_ path: String) throws(DaemonStartError) {
+        var status = stat()
+        guard lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFSOCK else { return }
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { return }
+        defer { close(fd) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return }
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        // Connected, or a full backlog (EAGAIN): someone is listening there.
+        if result == 0 || errno == EAGAIN {
+            throw DaemonStartError(description: "socket \(path) is in use by another process; is propd already running?")
+        }
+    }
+}
+
+extension String {
+    fileprivate var trimmingNewline: String {
+        var text = self
+        while text.last == "\n" || text.last == "\0" { text.removeLast() }
+        return text
+    }
+}

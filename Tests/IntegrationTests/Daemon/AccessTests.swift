@@ -1,0 +1,151 @@
+import Foundation
+import PropdClient
+import PropdCore
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Access rules against two real users (`propd-test-a`, `propd-test-b`,
+/// created when missing), each a python client run through setpriv so the
+/// daemon sees its uid in SO_PEERCRED. The test itself (root) may do everything.
+@Suite struct AccessTests {
+    static let enabled = TestUser.canSwitch && TestUser.python != nil
+
+    /// A daemon with rules for the two users, seeded by root, its socket open to everyone.
+    struct Fixture {
+        let dir: ScratchDirectory
+        let paths: DaemonPaths
+        let inbox: NotifyInbox
+        let daemon: Spawned
+        let root: PropdClient
+        let a: TestUser
+        let b: TestUser
+        let config: String
+
+        static let rules = """
+            access:
+              - users: [propd-test-a]
+                write: ["a.**"]
+                read: ["shared.**"]
+              - groups: [propd-test-b]          # b's own group
+                read: ["a.public.*"]
+                write: ["b.**", "shared.**"]
+            """
+
+        init(_ label: String) async throws {
+            a = try TestUser.ensure("propd-test-a")
+            b = try TestUser.ensure("propd-test-b")
+            dir = try ScratchDirectory(label)
+            paths = DaemonPaths(dir)
+            config = dir.file("propd.conf")
+            try dir.write("propd.conf", Self.rules)
+            inbox = try NotifyInbox(path: dir.file("notify.sock"))
+            daemon = try PropdLaunch.start(
+                paths.arguments + ["--config", config], environment: ["NOTIFY_SOCKET": inbox.path], logPath: paths.log)
+            try await daemon.ready(inbox)
+            // The socket file's mode is the outer gate; open it so the rules decide.
+            chmod(paths.socket, 0o666)
+            root = try await PropdClient.connect(to: paths.socket)
+            try await root.set(["a.public.p": "pub", "a.secret.s": "sec", "shared.z": 0, "b.own": 1])
+        }
+
+        func peer(_ user: TestUser) throws -> PeerClient {
+            try PeerClient(user: user, socket: paths.socket, logPath: dir.file("\(user.name)-\(UUID().uuidString.prefix(4)).log"))
+        }
+
+        func stop() async throws {
+            await root.close()
+            daemon.signal(SIGTERM)
+            #expect(try await daemon.exit(timeout: .seconds(30)) == .exited(0))
+        }
+    }
+
+    @Test(.enabled(if: enabled, "needs root, setpriv, useradd and /usr/bin/python3 to act as two other users"))
+    func readsAndWritesFollowTheRules() async throws {
+        let f = try await Fixture("access-rw")
+        let a = try f.peer(f.a)
+        let b = try f.peer(f.b)
+
+        // a writes a.**, reads shared.**; nothing else.
+        #expect(try await a.call("Set", ["values": ["a.mine": 1]])["parameters"]?["revision"] != nil)
+        #expect(try await a.call("Set", ["values": ["shared.z": 1]]).isDenied("shared.z"))
+        #expect(try await a.call("Set", ["values": ["a.ok": 1, "b.no": 1]]).isDenied("b.no"))
+        await #expect(throws: PropdClientError.noSuchKey("a.ok")) { try await f.root.get(["a.ok"]) }
+        #expect(try await a.call("Get", ["keys": ["shared.z"]])["parameters"]?["properties"]?.keys == ["shared.z"])
+        #expect(try await a.call("Get", ["keys": ["b.own"]]).isDenied("b.own"))
+        #expect(try await a.call("History", ["key": "b.own"]).isDenied("b.own"))
+        #expect(try await a.call("Delete", ["keys": ["b.own"]]).isDenied("b.own"))
+        let listed = try await a.call("List", ["pattern": "**"])["parameters"]?["properties"]?.keys
+        #expect(listed == ["a.mine", "a.public.p", "a.secret.s", "shared.z"])
+        #expect(try await a.call("Stats")["parameters"]?["keys"] == 5)
+
+        // b (through its group) reads a.public.*, writes b.** and shared.**.
+        #expect(try await b.call("Get", ["keys": ["a.public.p"]])["parameters"]?["properties"]?.keys == ["a.public.p"])
+        #expect(try await b.call("Get", ["keys": ["a.secret.s"]]).isDenied("a.secret.s"))
+        // Access is checked before existence: a missing secret key is denied too.
+        #expect(try await b.call("Get", ["keys": ["a.secret.none"]]).isDenied("a.secret.none"))
+        #expect(try await b.call("Get", ["keys": ["a.public.none"]]).errorName == "io.propd.NoSuchKey")
+        #expect(try await b.call("Set", ["values": ["shared.z": 2]])["parameters"]?["revision"] != nil)
+        #expect(try await b.call("Set", ["values": ["a.public.p": "mine"]]).isDenied("a.public.p"))
+        #expect(try await b.call("List", ["pattern": "a.**"])["parameters"]?["properties"]?.keys == ["a.public.p"])
+        let secretList = try await b.call("List", ["pattern": "a.secret.*"])
+        #expect(secretList["parameters"]?["properties"]?.keys ?? [] == [])
+        withKnownIssue("docs/service.md: a List pattern of which the caller may read nothing is PermissionDenied(pattern); the handler returns an empty list") {
+            #expect(secretList.isDenied("a.secret.*"), "\(secretList)")
+        }
+        #expect(try await f.root.get(["shared.z", "a.public.p"]).map(\.value) == [2, "pub"])
+
+        // A reload that widens b's rights applies to its open connection.
+        try f.dir.write("propd.conf", Fixture.rules + "\n  - users: [propd-test-b]\n    read: [\"a.secret.*\"]\n")
+        try await ReloadTests.reload(f.daemon, f.inbox)
+        #expect(try await b.call("Get", ["keys": ["a.secret.s"]])["parameters"]?["properties"]?.keys == ["a.secret.s"])
+        #expect(try await b.call("Set", ["values": ["a.secret.s": "x"]]).isDenied("a.secret.s"))
+        try await f.stop()
+    }
+
+    @Test(.enabled(if: enabled, "needs root, setpriv, useradd and /usr/bin/python3 to act as two other users"))
+    func bindingsNeedReadOnTheirSources() async throws {
+        let f = try await Fixture("access-bind")
+        let a = try f.peer(f.a)
+        let b = try f.peer(f.b)
+
+        #expect(try await a.call("Bind", ["key": "a.derived", "expression": "shared.z.map { v in v + 1 }"])["parameters"]?["revision"] != nil)
+        #expect(try await a.call("Bind", ["key": "a.leak", "expression": "b.own.map { v in v }"]).isDenied("b.own"))
+        #expect(try await a.call("Bind", ["key": "b.x", "expression": "a.public.p.map { v in v }"]).isDenied("b.x"))
+        #expect(try await b.call("Bind", ["key": "b.copy", "expression": "a.public.p.map { v in v }"])["parameters"]?["revision"] != nil)
+        #expect(try await b.call("Bind", ["key": "b.leak", "expression": "a.secret.s.map { v in v }"]).isDenied("a.secret.s"))
+        #expect(try await b.call("Unbind", ["key": "a.derived"]).isDenied("a.derived"))
+        // Nothing a denied Bind asked for exists.
+        #expect(try await f.root.bindings().map(\.key) == ["a.derived", "b.copy"])
+        // Bindings lists only the keys the caller may read.
+        #expect(try await a.call("Bindings", ["pattern": "**"])["parameters"]?["bindings"]?.keys == ["a.derived"])
+        #expect(try await b.call("Bindings")["parameters"]?["bindings"]?.keys == ["b.copy"])
+        #expect(try await f.root.get(["a.derived", "b.copy"]).map(\.value) == [1, "pub"])
+        try await f.stop()
+    }
+
+    @Test(.enabled(if: enabled, "needs root, setpriv, useradd and /usr/bin/python3 to act as two other users"))
+    func subscribersSeeOnlyWhatTheyMayRead() async throws {
+        let f = try await Fixture("access-sub")
+        let b = try f.peer(f.b)
+        let denied = try f.peer(f.b)
+        let refused = try await denied.subscribe(["patterns": ["a.secret.*"]], until: "never")
+        withKnownIssue("docs/service.md: a Subscribe pattern of which the caller may read nothing is PermissionDenied(pattern); the subscription starts, empty") {
+            #expect(refused.isDenied("a.secret.*"), "\(refused)")
+        }
+
+        let backlog = try await b.subscribe(["patterns": ["**"]], until: "a.public.end")
+        #expect(backlog["synced"]?.keys == ["a.public.p", "b.own", "shared.z", ""], "\(backlog)")
+        // Root writes readable and unreadable keys, each its own revision.
+        try await f.root.set(["a.secret.s": "sec2"])
+        try await f.root.set(["a.public.p": "pub2", "a.secret.s": "sec3"])
+        try await f.root.set(["a.other": 1])
+        try await f.root.set(["shared.z": 5])
+        try await f.root.set(["a.public.end": true])
+        let live = try await b.liveEvents()
+        #expect(JSONValue.array(live).keys == ["a.public.p", "shared.z", "a.public.end"], "\(live)")
+        try await f.stop()
+    }
+}
