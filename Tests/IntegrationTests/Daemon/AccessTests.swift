@@ -92,9 +92,7 @@ import Glibc
         #expect(try await b.call("List", ["pattern": "a.**"])["parameters"]?["properties"]?.keys == ["a.public.p"])
         let secretList = try await b.call("List", ["pattern": "a.secret.*"])
         #expect(secretList["parameters"]?["properties"]?.keys ?? [] == [])
-        withKnownIssue("docs/service.md: a List pattern of which the caller may read nothing is PermissionDenied(pattern); the handler returns an empty list") {
-            #expect(secretList.isDenied("a.secret.*"), "\(secretList)")
-        }
+        #expect(secretList.isDenied("a.secret.*"), "\(secretList)")
         #expect(try await f.root.get(["shared.z", "a.public.p"]).map(\.value) == [2, "pub"])
 
         // A reload that widens b's rights applies to its open connection.
@@ -132,9 +130,7 @@ import Glibc
         let b = try f.peer(f.b)
         let denied = try f.peer(f.b)
         let refused = try await denied.subscribe(["patterns": ["a.secret.*"]], until: "never")
-        withKnownIssue("docs/service.md: a Subscribe pattern of which the caller may read nothing is PermissionDenied(pattern); the subscription starts, empty") {
-            #expect(refused.isDenied("a.secret.*"), "\(refused)")
-        }
+        #expect(refused.isDenied("a.secret.*"), "\(refused)")
 
         let backlog = try await b.subscribe(["patterns": ["**"]], until: "a.public.end")
         #expect(backlog["synced"]?.keys == ["a.public.p", "b.own", "shared.z", ""], "\(backlog)")

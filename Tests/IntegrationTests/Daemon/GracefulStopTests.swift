@@ -77,9 +77,7 @@ import Glibc
         #expect(try await daemon.exit(timeout: .seconds(60)) == .exited(0), "\(daemon.log)")
         for client in clients { await client.close() }
         // Issue 4: on SIGTERM propd checkpoints the WAL, so the database file alone holds everything.
-        withKnownIssue("PropertyStore.close() only refuses new writes; the pool is never closed or checkpointed, so -wal and -shm stay behind") {
-            #expect(fileSize(paths.database + "-wal") ?? 0 == 0, "WAL of \(fileSize(paths.database + "-wal") ?? 0) bytes left")
-        }
+        #expect(fileSize(paths.database + "-wal") ?? 0 == 0, "WAL of \(fileSize(paths.database + "-wal") ?? 0) bytes left")
         #expect(try subscriber.waitForClose())
         #expect(try idle.waitForClose())
 

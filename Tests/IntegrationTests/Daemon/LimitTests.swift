@@ -41,9 +41,7 @@ import Glibc
         #expect(tooManyPatterns["parameters"]?["maximum"] == 2)
         // (max-subscriptions-per-connection cannot be reached over one connection: replies come
         // in call order, so a second Subscribe waits behind the first, which never ends.)
-        withKnownIssue("the io.propd handler names this limit \"patterns\", not the config key") {
-            #expect(tooManyPatterns["parameters"]?["limit"] == "max-patterns-per-subscription", "\(tooManyPatterns)")
-        }
+        #expect(tooManyPatterns["parameters"]?["limit"] == "max-patterns-per-subscription", "\(tooManyPatterns)")
         daemon.signal(SIGTERM)
         #expect(try await daemon.exit(timeout: .seconds(30)) == .exited(0))
     }
