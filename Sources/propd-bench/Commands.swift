@@ -10,34 +10,42 @@ enum Scenarios {
     }
 
     static func throughput(
-        _ socket: String, name: String, connections: [Int], depth: Int, seconds: Double, runner: Runner,
-        target: (Int) -> Target?
+        _ socket: String, name: String, connections: [Int], depth: Int, seconds: Double, pid: Int32?,
+        runner: Runner, target: (Int) -> Target?
     ) throws(BenchError) -> [Figure] {
         var figures: [Figure] = []
         for count in connections {
             figures += try runner.measure("\(name) \(count)") { () throws(BenchError) in
-                let rate = try Throughput(socket: socket, connections: count, depth: depth, seconds: seconds).run()
-                return [Measurement("\(name), \(count) conn", rate, "Sets/s", target: target(count))]
+                let result = try Throughput(
+                    socket: socket, connections: count, depth: depth, seconds: seconds, pid: pid
+                ).run()
+                var measurements = [
+                    Measurement("\(name), \(count) conn", result.setsPerSecond, "Sets/s", target: target(count))
+                ]
+                if let cpu = result.daemonMicrosecondsPerSet {
+                    measurements.append(Measurement("  propd CPU per Set", cpu, "µs"))
+                }
+                return measurements
             }
         }
         return figures
     }
 
-    static func pipelined(_ socket: String, connections: [Int], depth: Int, seconds: Double, runner: Runner)
-        throws(BenchError) -> [Figure]
-    {
+    static func pipelined(
+        _ socket: String, connections: [Int], depth: Int, seconds: Double, pid: Int32?, runner: Runner
+    ) throws(BenchError) -> [Figure] {
         try throughput(
             socket, name: "pipelined Set (depth \(depth))", connections: connections, depth: depth, seconds: seconds,
-            runner: runner
+            pid: pid, runner: runner
         ) { _ in .atLeast(150_000) }
     }
 
-    static func concurrent(_ socket: String, connections: [Int], seconds: Double, label: String, runner: Runner)
-        throws(BenchError) -> [Figure]
-    {
+    static func concurrent(
+        _ socket: String, connections: [Int], seconds: Double, label: String, pid: Int32?, runner: Runner
+    ) throws(BenchError) -> [Figure] {
         try throughput(
             socket, name: "concurrent Set [\(label)]", connections: connections, depth: 1, seconds: seconds,
-            runner: runner
+            pid: pid, runner: runner
         ) { count in
             if label == "full" { return count == 64 ? .atLeast(84_000) : nil }
             return count == 16 ? .atLeast(120_000) : nil
@@ -60,17 +68,21 @@ enum Scenarios {
         return figures
     }
 
-    static func fanOut(_ socket: String, subscribers: Int, seconds: Double, runner: Runner) throws(BenchError)
-        -> [Figure]
+    static func fanOut(_ socket: String, subscribers: Int, seconds: Double, pid: Int32?, runner: Runner)
+        throws(BenchError) -> [Figure]
     {
         try runner.measure("fanout") { () throws(BenchError) in
-            let result = try FanOut(socket: socket, subscribers: subscribers, seconds: seconds).run()
-            return [
+            let result = try FanOut(socket: socket, subscribers: subscribers, seconds: seconds, pid: pid).run()
+            var measurements = [
                 Measurement(
                     "fan-out to \(subscribers) subs", result.eventsPerSecond, "events/s",
                     target: subscribers == 100 ? .atLeast(1_000_000) : nil),
-                Measurement("fan-out writer", result.setsPerSecond, "Sets/s"),
+                Measurement("  fan-out writer", result.setsPerSecond, "Sets/s"),
             ]
+            if let cpu = result.daemonMicrosecondsPerEvent {
+                measurements.append(Measurement("  propd CPU per event", cpu, "µs"))
+            }
+            return measurements
         }
     }
 
@@ -107,12 +119,14 @@ struct PipelinedCommand: ParsableCommand {
     @Option(parsing: .upToNextOption, help: "Connection counts.") var connections = [1, 16]
     @Option(help: "Calls in flight per connection.") var depth = 16
     @Option(help: "Measured seconds per run.") var seconds = 3.0
+    @Option(help: "propd's process id, to report its CPU per Set.") var pid: Int32?
 
     func run() throws {
         try guarded { () throws(BenchError) in
             common.report(
                 try Scenarios.pipelined(
-                    common.socket, connections: connections, depth: depth, seconds: seconds, runner: common.runner))
+                    common.socket, connections: connections, depth: depth, seconds: seconds, pid: pid,
+                    runner: common.runner))
         }
     }
 }
@@ -124,12 +138,13 @@ struct ConcurrentCommand: ParsableCommand {
     @OptionGroup var common: CommonOptions
     @Option(parsing: .upToNextOption, help: "Connection counts.") var connections = [16, 64]
     @Option(help: "Measured seconds per run.") var seconds = 3.0
+    @Option(help: "propd's process id, to report its CPU per Set.") var pid: Int32?
 
     func run() throws {
         try guarded { () throws(BenchError) in
             common.report(
                 try Scenarios.concurrent(
-                    common.socket, connections: connections, seconds: seconds, label: common.label,
+                    common.socket, connections: connections, seconds: seconds, label: common.label, pid: pid,
                     runner: common.runner))
         }
     }
@@ -154,11 +169,13 @@ struct FanOutCommand: ParsableCommand {
     @OptionGroup var common: CommonOptions
     @Option(help: "Subscribers.") var subscribers = 100
     @Option(help: "Measured seconds per run.") var seconds = 3.0
+    @Option(help: "propd's process id, to report its CPU per event.") var pid: Int32?
 
     func run() throws {
         try guarded { () throws(BenchError) in
             common.report(
-                try Scenarios.fanOut(common.socket, subscribers: subscribers, seconds: seconds, runner: common.runner))
+                try Scenarios.fanOut(
+                    common.socket, subscribers: subscribers, seconds: seconds, pid: pid, runner: common.runner))
         }
     }
 }
@@ -200,11 +217,12 @@ struct AllCommand: ParsableCommand {
         try guarded { () throws(BenchError) in
             let socket = common.socket, runner = common.runner
             var figures = try Scenarios.sequential(socket, calls: 20_000, runner: runner)
-            figures += try Scenarios.pipelined(socket, connections: [1, 16], depth: 16, seconds: seconds, runner: runner)
+            figures += try Scenarios.pipelined(
+                socket, connections: [1, 16], depth: 16, seconds: seconds, pid: pid, runner: runner)
             figures += try Scenarios.concurrent(
-                socket, connections: [16, 64], seconds: seconds, label: common.label, runner: runner)
+                socket, connections: [16, 64], seconds: seconds, label: common.label, pid: pid, runner: runner)
             figures += try Scenarios.latency(socket, subscribers: [1, 100, 1000], samples: 200_000, runner: runner)
-            figures += try Scenarios.fanOut(socket, subscribers: 100, seconds: seconds, runner: runner)
+            figures += try Scenarios.fanOut(socket, subscribers: 100, seconds: seconds, pid: pid, runner: runner)
             figures += try Scenarios.diamond(socket, sets: 5000, runner: runner)
             if let pid { figures += try Scenarios.memory(socket, pid: pid, count: 1000, runner: runner) }
             common.report(figures)

@@ -39,3 +39,35 @@ func residentKiB(pid: Int32) throws(BenchError) -> Int {
     }
     throw BenchError("no VmRSS in /proc/\(pid)/status")
 }
+
+/// CPU seconds (user + system, all threads) a process has used, from
+/// /proc/PID/stat; nil without a pid or when it cannot be read.
+func processCPUSeconds(pid: Int32?) -> Double? {
+    guard let pid, let file = fopen("/proc/\(pid)/stat", "r") else { return nil }
+    defer { fclose(file) }
+    var line = [CChar](repeating: 0, count: 1024)
+    guard fgets(&line, Int32(line.count), file) != nil else { return nil }
+    let text = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    // Fields after the command name (which may hold spaces) start at state, field 3.
+    guard let close = text.lastIndex(of: ")") else { return nil }
+    let fields = text[text.index(after: close)...].split(separator: " ")
+    guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+    let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
+    return (user + system) / ticks
+}
+
+/// The CPU a process spends between `start()` and `perUnit(_:)`.
+struct CPUMeter {
+    let pid: Int32?
+    private var startSeconds: Double?
+
+    init(pid: Int32?) { self.pid = pid }
+
+    mutating func start() { startSeconds = processCPUSeconds(pid: pid) }
+
+    /// CPU µs per unit of work since `start()`.
+    func microseconds(per units: Int) -> Double? {
+        guard let startSeconds, let end = processCPUSeconds(pid: pid), units > 0 else { return nil }
+        return (end - startSeconds) * 1e6 / Double(units)
+    }
+}

@@ -12,10 +12,13 @@ struct FanOut {
     var lead = 2000
     var warmupSeconds = 0.5
     var key = "bench.fanout"
+    var pid: Int32?
 
     struct Result {
         var eventsPerSecond: Double
         var setsPerSecond: Double
+        /// propd's CPU per delivered event, when its pid is known.
+        var daemonMicrosecondsPerEvent: Double?
     }
 
     func run() throws(BenchError) -> Result {
@@ -49,6 +52,7 @@ struct FanOut {
         var measuring = false
         var measureStart = warmupEnd
         var repliedAtStart = 0
+        var cpu = CPUMeter(pid: pid)
         try feed()
         while true {
             let time = now()
@@ -57,6 +61,7 @@ struct FanOut {
                 measureStart = time
                 delivered = 0
                 repliedAtStart = replied
+                cpu.start()
             }
             if time >= end { break }
             var slowestMoved = false
@@ -80,6 +85,7 @@ struct FanOut {
         }
         let elapsed = Double(now() - measureStart) / 1e9
         return Result(
-            eventsPerSecond: Double(delivered) / elapsed, setsPerSecond: Double(replied - repliedAtStart) / elapsed)
+            eventsPerSecond: Double(delivered) / elapsed, setsPerSecond: Double(replied - repliedAtStart) / elapsed,
+            daemonMicrosecondsPerEvent: cpu.microseconds(per: delivered))
     }
 }

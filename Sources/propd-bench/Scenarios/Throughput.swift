@@ -11,9 +11,17 @@ struct Throughput {
     var depth: Int
     var seconds: Double
     var warmupSeconds: Double = 0.5
+    /// propd's pid, to measure its CPU per Set.
+    var pid: Int32?
+
+    struct Result {
+        var setsPerSecond: Double
+        /// propd's CPU (all threads) per Set, when its pid is known.
+        var daemonMicrosecondsPerSet: Double?
+    }
 
     /// Sets per second, after a warm-up; throws if any Set failed.
-    func run() throws(BenchError) -> Double {
+    func run() throws(BenchError) -> Result {
         var links: [RawConnection] = []
         for _ in 0..<connections { links.append(try RawConnection(path: socket, nonBlocking: true)) }
         let keys = (0..<connections).map { "bench.t\(depth).c\($0)" }
@@ -33,12 +41,14 @@ struct Throughput {
         var errors = 0
         var measuring = false
         var measureStart = warmupEnd
+        var cpu = CPUMeter(pid: pid)
         while true {
             let time = now()
             if !measuring, time >= warmupEnd {
                 measuring = true
                 measureStart = time
                 counted = 0
+                cpu.start()
             }
             if time >= end { break }
             try poller.wait(timeout: 100) { (index: Int) throws(BenchError) in
@@ -50,7 +60,8 @@ struct Throughput {
             }
         }
         let elapsed = Double(now() - measureStart) / 1e9
+        let cpuPerSet = cpu.microseconds(per: counted)
         if errors > 0 { throw BenchError("\(errors) Sets failed") }
-        return Double(counted) / elapsed
+        return Result(setsPerSecond: Double(counted) / elapsed, daemonMicrosecondsPerSet: cpuPerSet)
     }
 }
