@@ -3,10 +3,19 @@ import ArgumentParser
 /// The scenarios as figures, shared by the subcommands and `all`.
 enum Scenarios {
     static func sequential(_ socket: String, calls: Int, runner: Runner) throws(BenchError) -> [Figure] {
-        try runner.measure("sequential") { () throws(BenchError) in
-            try Sequential(socket: socket, calls: calls).run()
-                .measurements("sequential Set", targets: [50: .atMost(100)])
+        let sequential = Sequential(socket: socket, calls: calls)
+        var figures = try runner.measure("sequential") { () throws(BenchError) in
+            try sequential.run(.set).measurements("sequential Set", targets: [50: .atMost(100)])
         }
+        // Where the time goes: the same round trip without the writer (Get)
+        // and without the service (GetInfo).
+        figures += try runner.measure("sequential get") { () throws(BenchError) in
+            try sequential.run(.get).measurements("  sequential Get")
+        }
+        figures += try runner.measure("sequential getinfo") { () throws(BenchError) in
+            try sequential.run(.getInfo).measurements("  sequential GetInfo")
+        }
+        return figures
     }
 
     static func throughput(
@@ -93,11 +102,17 @@ enum Scenarios {
         }
     }
 
+    /// Each run opens `count` more idle subscriptions on top of those of the
+    /// earlier runs (all stay open), so no run reuses memory an earlier one freed.
     static func memory(_ socket: String, pid: Int32, count: Int, runner: Runner) throws(BenchError) -> [Figure] {
-        try runner.measure("memory") { () throws(BenchError) in
-            let kib = try IdleMemory(socket: socket, pid: pid, count: count).run()
-            return [Measurement("RSS per idle subscription (\(count))", kib, "KiB", target: .atMost(16))]
+        var held: [RawConnection] = []
+        let figures = try runner.measure("memory") { () throws(BenchError) in
+            let (kib, links) = try IdleMemory(socket: socket, pid: pid, count: count, first: held.count).run()
+            held += links
+            return [Measurement("RSS per idle subscription (\(count) per run)", kib, "KiB", target: .atMost(16))]
         }
+        withExtendedLifetime(held) {}
+        return figures
     }
 }
 
@@ -196,8 +211,8 @@ struct MemoryCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "memory", abstract: "RSS per idle subscription.")
     @OptionGroup var common: CommonOptions
     @Option(help: "propd's process id.") var pid: Int32
-    @Option(help: "Idle subscriptions (each on its own connection; propd allows 1024 connections by default).")
-    var count = 1000
+    @Option(help: "Idle subscriptions per run, each on its own connection, all kept open (propd allows 1024).")
+    var count = 300
 
     func run() throws {
         try guarded { () throws(BenchError) in
@@ -216,7 +231,11 @@ struct AllCommand: ParsableCommand {
     func run() throws {
         try guarded { () throws(BenchError) in
             let socket = common.socket, runner = common.runner
-            var figures = try Scenarios.sequential(socket, calls: 20_000, runner: runner)
+            // Memory first, on a fresh daemon: later scenarios raise the heap's
+            // high-water mark, and new subscriptions would reuse what they freed.
+            var figures: [Figure] = []
+            if let pid { figures += try Scenarios.memory(socket, pid: pid, count: 300, runner: runner) }
+            figures += try Scenarios.sequential(socket, calls: 20_000, runner: runner)
             figures += try Scenarios.pipelined(
                 socket, connections: [1, 16], depth: 16, seconds: seconds, pid: pid, runner: runner)
             figures += try Scenarios.concurrent(
@@ -224,7 +243,6 @@ struct AllCommand: ParsableCommand {
             figures += try Scenarios.latency(socket, subscribers: [1, 100, 1000], samples: 200_000, runner: runner)
             figures += try Scenarios.fanOut(socket, subscribers: 100, seconds: seconds, pid: pid, runner: runner)
             figures += try Scenarios.diamond(socket, sets: 5000, runner: runner)
-            if let pid { figures += try Scenarios.memory(socket, pid: pid, count: 1000, runner: runner) }
             common.report(figures)
         }
     }

@@ -6,22 +6,24 @@ struct IdleMemory {
     var socket: String
     var pid: Int32
     var count: Int
+    /// Number of the first subscription (runs after the first add to earlier ones).
+    var first = 0
 
-    func run() throws(BenchError) -> Double {
-        // Warm the daemon's allocator and pools with one subscription first.
-        do {
-            let first = try RawConnection(path: socket)
-            try first.subscribe("bench.idle.warm")
+    /// KiB per subscription, and the connections, which the caller keeps open.
+    func run() throws(BenchError) -> (Double, [RawConnection]) {
+        if first == 0 {
+            // Warm the daemon's allocator and pools with one subscription first.
+            let warm = try RawConnection(path: socket)
+            try warm.subscribe("bench.idle.warm")
         }
         let before = try residentKiB(pid: pid)
         var links: [RawConnection] = []
-        for index in 0..<count {
+        for index in first..<(first + count) {
             let link = try RawConnection(path: socket)
-            try link.subscribe("bench.idle.k\(index % 1000)")
+            try link.subscribe("bench.idle.k\(index)")
             links.append(link)
         }
         let after = try residentKiB(pid: pid)
-        withExtendedLifetime(links) {}
-        return Double(after - before) / Double(count)
+        return (Double(after - before) / Double(count), links)
     }
 }

@@ -18,6 +18,18 @@ enum Calls {
         return out
     }
 
+    /// `org.varlink.service.GetInfo`: answered on the connection's event loop,
+    /// so its round trip is the daemon's framing-and-dispatch floor.
+    static let getInfo = Array(#"{"method":"org.varlink.service.GetInfo","parameters":{}}"#.utf8) + [0]
+
+    static func get(_ key: String) -> [UInt8] {
+        var out = Array(#"{"method":"io.propd.Get","parameters":{"keys":[""#.utf8)
+        out.append(contentsOf: key.utf8)
+        out.append(contentsOf: #""]}}"#.utf8)
+        out.append(0)
+        return out
+    }
+
     static func subscribe(_ pattern: String, initial: Bool = false) -> [UInt8] {
         var out = Array(#"{"method":"io.propd.Subscribe","parameters":{"patterns":[""#.utf8)
         out.append(contentsOf: pattern.utf8)
