@@ -77,11 +77,13 @@ enum Scenarios {
         return figures
     }
 
-    static func fanOut(_ socket: String, subscribers: Int, seconds: Double, pid: Int32?, runner: Runner)
-        throws(BenchError) -> [Figure]
-    {
+    static func fanOut(
+        _ socket: String, subscribers: Int, seconds: Double, depth: Int = 128, pid: Int32?, runner: Runner
+    ) throws(BenchError) -> [Figure] {
         try runner.measure("fanout") { () throws(BenchError) in
-            let result = try FanOut(socket: socket, subscribers: subscribers, seconds: seconds, pid: pid).run()
+            let result = try FanOut(
+                socket: socket, subscribers: subscribers, seconds: seconds, depth: depth, pid: pid
+            ).run()
             var measurements = [
                 Measurement(
                     "fan-out to \(subscribers) subs", result.eventsPerSecond, "events/s",
@@ -185,12 +187,14 @@ struct FanOutCommand: ParsableCommand {
     @Option(help: "Subscribers.") var subscribers = 100
     @Option(help: "Measured seconds per run.") var seconds = 3.0
     @Option(help: "propd's process id, to report its CPU per event.") var pid: Int32?
+    @Option(help: "Sets the writer keeps in flight.") var depth = 128
 
     func run() throws {
         try guarded { () throws(BenchError) in
             common.report(
                 try Scenarios.fanOut(
-                    common.socket, subscribers: subscribers, seconds: seconds, pid: pid, runner: common.runner))
+                    common.socket, subscribers: subscribers, seconds: seconds, depth: depth, pid: pid,
+                    runner: common.runner))
         }
     }
 }

@@ -8,7 +8,7 @@ struct FanOut {
     var socket: String
     var subscribers: Int
     var seconds: Double
-    var depth = 32
+    var depth = 128
     var lead = 2000
     var warmupSeconds = 0.5
     var key = "bench.fanout"
