@@ -11,7 +11,15 @@ struct SetToEvent {
     var warmup: Int = 50
     var key = "bench.latency"
 
-    func run() throws(BenchError) -> Latencies {
+    struct Result {
+        /// Every subscriber's sample.
+        var all = Latencies()
+        /// Per Set, the first subscriber to get the event: the daemon's part,
+        /// before the client's reading of the others adds up.
+        var first = Latencies()
+    }
+
+    func run() throws(BenchError) -> Result {
         let writer = try RawConnection(path: socket, nonBlocking: false)
         var listeners: [RawConnection] = []
         for _ in 0..<subscribers {
@@ -22,7 +30,7 @@ struct SetToEvent {
         for listener in listeners { listener.makeNonBlocking() }
         writer.makeNonBlocking()
         var poller = Poller([writer] + listeners)
-        var latencies = Latencies()
+        var result = Result()
         var received = [Int](repeating: 0, count: subscribers)
         for round in 0..<(warmup + sets) {
             let frame = Calls.set(key, round)
@@ -42,12 +50,15 @@ struct SetToEvent {
                     guard events > 0 else { return }
                     let arrival = now()
                     received[index - 1] += events
+                    if round >= warmup {
+                        result.all.record(arrival - start)
+                        if pending == subscribers { result.first.record(arrival - start) }
+                    }
                     pending -= events
-                    if round >= warmup { latencies.record(arrival - start) }
                 }
             }
             if pending < 0 { throw BenchError("more events than Sets") }
         }
-        return latencies
+        return result
     }
 }
