@@ -73,8 +73,12 @@ public final class PropertyService: Sendable {
     /// Queues `body` as one write request: on the writer, with the engine,
     /// in the batch's transaction. The engine is rebuilt first when an earlier
     /// body changed it and was rolled back (see ``EngineState``).
+    ///
+    /// - Parameter validatesFirst: the body throws only before its first write
+    ///   (it then runs without a savepoint; see `PropertyStore.submit`).
     func submit<T: Sendable>(
         _ body: @escaping @Sendable (inout WriteTransaction, inout EngineState) throws -> T,
+        validatesFirst: Bool = false,
         completion: @escaping @Sendable (Result<Committed<T>, any Error>) -> Void
     ) {
         store.submit(
@@ -85,7 +89,7 @@ public final class PropertyService: Sendable {
                     timers.arm(state.engine.nextDeadline, clock: state.clock)
                     return result
                 }
-            }, completion: completion)
+            }, needsSavepoint: !validatesFirst, completion: completion)
     }
 
     /// ``submit(_:completion:)`` awaited, with the body's own errors left as they are.

@@ -29,6 +29,31 @@ import Testing
         await #expect(throws: PropdClientError.noSuchKey("room.on")) { try await client.delete(["room.on"]) }
     }
 
+    @Test func aDeleteWithOneMissingKeyDeletesNothingAndDisturbsNoOne() async throws {
+        let daemon = try PropdProcess()
+        let client = try await PropdClient.connect(to: daemon.socketPath)
+        try await client.set(["del.a": 1, "del.b": 2])
+        // Concurrent writers share batches with the failing delete.
+        let socketPath = daemon.socketPath
+        async let others: [Revision] = withThrowingTaskGroup(of: Revision.self) { group in
+            for i in 0..<8 {
+                group.addTask {
+                    let own = try await PropdClient.connect(to: socketPath)
+                    return try await own.set(["del.other\(i)": .integer(Int64(i))])
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        await #expect(throws: PropdClientError.noSuchKey("del.missing")) {
+            try await client.delete(["del.a", "del.missing", "del.b"])
+        }
+        #expect(try await others.count == 8)
+        #expect(try await client.get(["del.a", "del.b"]).map(\.value) == [1, 2])
+        // A key named twice is deleted once.
+        try await client.delete(["del.a", "del.a"])
+        await #expect(throws: PropdClientError.noSuchKey("del.a")) { try await client.get(["del.a"]) }
+    }
+
     @Test func integersStayIntegersOnTheWire() async throws {
         let daemon = try PropdProcess()
         let client = try await PropdClient.connect(to: daemon.socketPath)

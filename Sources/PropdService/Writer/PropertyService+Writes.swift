@@ -41,10 +41,12 @@ extension PropertyService {
         _ operation: WriteOperation, completion: @escaping @Sendable (Result<WriteOutcome, ServiceError>) -> Void
     ) {
         switch operation {
+        // Set and Delete check everything (derived keys, expectations, missing
+        // keys) before their first write, so they need no savepoint.
         case .set(let values, let expect):
-            submit(Self.setBody(values, expect: expect)) { completion(Self.outcome($0)) }
+            submit(Self.setBody(values, expect: expect), validatesFirst: true) { completion(Self.outcome($0)) }
         case .delete(let keys, let expect):
-            submit(Self.deleteBody(keys, expect: expect)) { completion(Self.outcome($0)) }
+            submit(Self.deleteBody(keys, expect: expect), validatesFirst: true) { completion(Self.outcome($0)) }
         case .bind(let key, let expression, let authorize):
             submit(Self.bindBody(key, expression: expression, authorize: authorize)) { result in
                 completion(Self.outcome(result).map { outcome in
@@ -111,8 +113,18 @@ extension PropertyService {
     }
 
     static func deleteBody(_ keys: [Key], expect: [Key: Revision]) -> Body<Void> {
-        { transaction, state in
+        // A key named twice is deleted once.
+        var seen: Set<Key> = []
+        let keys = keys.filter { seen.insert($0).inserted }
+        return { transaction, state in
             for key in keys where state.engine.isDerived(key) { throw ServiceError.keyIsDerived(key.rawValue) }
+            // Every key must exist before the first is deleted: the body runs
+            // without a savepoint, so it may not fail half-way.
+            for key in keys where try transaction.revision(of: key) == .none {
+                let expected = expect[key]
+                if let expected, expected != .none { throw StoreError.revisionMismatch(key: key, expected: expected, actual: .none) }
+                throw ServiceError.noSuchKey(key.rawValue)
+            }
             try WriteRequest(delete: keys, expect: expect).apply(to: &transaction)
             try propagate(&transaction, &state)
         }

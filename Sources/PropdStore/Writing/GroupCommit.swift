@@ -124,7 +124,7 @@ final class GroupCommit: Sendable {
         do {
             try statements.begin.execute()
             for job in batch {
-                try statements.savepoint.execute()
+                if job.needsSavepoint { try statements.savepoint.execute() }
                 var transaction = WriteTransaction(
                     db: db, statements: statements, revision: revision.next, path: path, batch: failure)
                 let completion = job.run(&transaction)
@@ -133,12 +133,17 @@ final class GroupCommit: Sendable {
                     // Appended first: from here on, this caller is answered by the batch's outcome.
                     committed.append((transaction.changeSet, completion))
                     if let storageFailure = failure.failure { throw storageFailure }
-                    try statements.release.execute()
+                    if job.needsSavepoint { try statements.release.execute() }
                     revision = revision.next
                 } else {
                     if let storageFailure = failure.failure { throw storageFailure }
-                    try statements.rollbackToSavepoint.execute()
-                    try statements.release.execute()
+                    if job.needsSavepoint {
+                        try statements.rollbackToSavepoint.execute()
+                        try statements.release.execute()
+                    } else if !transaction.changes.isEmpty {
+                        // It wrote, then failed, with nothing to roll back to alone.
+                        throw StoreError.storage(code: -1, message: "a write failed after its first change")
+                    }
                     rejected += 1
                 }
             }

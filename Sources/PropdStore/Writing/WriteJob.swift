@@ -12,4 +12,8 @@ struct WriteJob: Sendable {
     let run: @Sendable (inout WriteTransaction) -> Completion?
     /// Fails a request whose body never ran (its batch was abandoned first).
     let fail: @Sendable (StoreError) -> Void
+    /// Whether the body runs in a savepoint of its own. A body that can only
+    /// fail before its first write needs none (see
+    /// ``PropertyStore/submit(_:needsSavepoint:completion:)``).
+    var needsSavepoint = true
 }
