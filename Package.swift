@@ -135,6 +135,14 @@ let package = Package(
             swiftSettings: strictSwift6
         ),
 
+        // A real propd process and a systemd-style notify socket, for the
+        // integration and propctl tests alike.
+        .target(
+            name: "PropdTestSupport",
+            path: "Tests/Support/PropdTestSupport",
+            swiftSettings: strictSwift6
+        ),
+
         .testTarget(
             name: "PropdCoreTests",
             dependencies: ["PropdCore", .product(name: "PropertyBased", package: "swift-property-based")],
@@ -181,12 +189,12 @@ let package = Package(
         // Runs the real propctl against a real propd.
         .testTarget(
             name: "PropctlTests",
-            dependencies: ["PropdCore"],
+            dependencies: ["PropdCore", "PropdTestSupport"],
             swiftSettings: strictSwift6
         ),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["PropdClient", "PropdCore", "PropdVarlink"],
+            dependencies: ["PropdClient", "PropdCore", "PropdVarlink", "PropdTestSupport"],
             swiftSettings: strictSwift6
         ),
     ]

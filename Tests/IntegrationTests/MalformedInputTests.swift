@@ -1,3 +1,4 @@
+import PropdTestSupport
 import PropdClient
 import PropdCore
 import Testing

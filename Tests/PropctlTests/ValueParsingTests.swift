@@ -1,3 +1,4 @@
+import PropdTestSupport
 import PropdCore
 import Testing
 

@@ -1,25 +1,26 @@
-import Foundation
+public import Foundation
 
 /// A real `propd` process on a private socket and database, for tests that
-/// drive the daemon through its public surface.
-final class PropdProcess {
-    let directory: String
-    let socketPath: String
-    let databasePath: String
-    let bindingsDirectory: String
-    let notify: NotifyListener
-    private(set) var process: Process
+/// drive the daemon through its public surface (shared by the integration
+/// and propctl tests).
+public final class PropdProcess {
+    public let directory: String
+    public let socketPath: String
+    public let databasePath: String
+    public let bindingsDirectory: String
+    public let notify: NotifyListener
+    public private(set) var process: Process
     private let arguments: [String]
     private let logPath: String
 
-    struct StartFailure: Error, CustomStringConvertible {
-        var log: String
-        var description: String { "propd did not become ready:\n\(log)" }
+    public struct StartFailure: Error, CustomStringConvertible {
+        public var log: String
+        public var description: String { "propd did not become ready:\n\(log)" }
     }
 
     /// The built `propd` next to this test bundle (`swift build` puts every
     /// product of the package in one directory).
-    static var executable: URL {
+    public static var executable: URL {
         if let explicit = ProcessInfo.processInfo.environment["PROPD_BIN"] {
             return URL(fileURLWithPath: explicit)
         }
@@ -28,7 +29,7 @@ final class PropdProcess {
 
     /// The directory of the running test binary, which SwiftPM builds into the
     /// same products directory as the package's executables.
-    static var productsDirectory: URL {
+    public static var productsDirectory: URL {
         let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
             ?? CommandLine.arguments[0]
         return URL(fileURLWithPath: exe).deletingLastPathComponent()
@@ -36,9 +37,9 @@ final class PropdProcess {
 
     /// Starts propd in a fresh temporary directory (or `directory`, to restart
     /// on the same database) and waits for its READY=1.
-    init(directory: String? = nil, extraArguments: [String] = [], durability: String = "normal") throws {
+    public init(directory: String? = nil, extraArguments: [String] = [], durability: String = "normal") throws {
         let dir = directory ?? FileManager.default.temporaryDirectory
-            .appendingPathComponent("propctl-t-\(UUID().uuidString.prefix(8))").path
+            .appendingPathComponent("propd-test-\(UUID().uuidString.prefix(8))").path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         self.directory = dir
         socketPath = dir + "/propd.sock"
@@ -79,11 +80,11 @@ final class PropdProcess {
     }
 
     /// What propd wrote to stderr so far.
-    var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+    public var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
 
     /// SIGTERM, then waits for exit; returns the exit status.
     @discardableResult
-    func stop() -> Int32 {
+    public func stop() -> Int32 {
         guard process.isRunning else { return process.terminationStatus }
         process.terminate()
         process.waitUntilExit()
@@ -91,14 +92,14 @@ final class PropdProcess {
     }
 
     /// SIGKILL: the daemon gets no chance to clean up.
-    func kill() {
+    public func kill() {
         guard process.isRunning else { return }
         Foundation.kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
     }
 
     /// Starts the daemon again on the same socket, database and bindings.
-    func restart() throws {
+    public func restart() throws {
         if process.isRunning { stop() }
         try launch()
     }

@@ -7,16 +7,16 @@ import Glibc
 /// A datagram socket that plays systemd's part: propd sends `READY=1`,
 /// `STATUS=…`, `STOPPING=1` and `WATCHDOG=1` to it (`NOTIFY_SOCKET`), and the
 /// tests wait for those messages instead of for time.
-final class NotifyListener: Sendable {
-    let path: String
+public final class NotifyListener: Sendable {
+    public let path: String
     private let fd: Int32
 
-    struct Timeout: Error, CustomStringConvertible {
-        var waitingFor: String
-        var description: String { "no \(waitingFor) notification arrived in time" }
+    public struct Timeout: Error, CustomStringConvertible {
+        public var waitingFor: String
+        public var description: String { "no \(waitingFor) notification arrived in time" }
     }
 
-    init(directory: String) throws {
+    public init(directory: String) throws {
         path = directory + "/notify.sock"
         fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
@@ -37,7 +37,7 @@ final class NotifyListener: Sendable {
     /// Receives messages until one contains the line `line` (e.g. `READY=1`),
     /// returning every message seen, or throws after `timeout`.
     @discardableResult
-    func wait(for line: String, timeout: Duration = .seconds(60)) throws -> [String] {
+    public func wait(for line: String, timeout: Duration = .seconds(60)) throws -> [String] {
         var seen: [String] = []
         let deadline = ContinuousClock.now + timeout
         var buffer = [UInt8](repeating: 0, count: 4096)
