@@ -79,7 +79,7 @@ extension PropertyService {
             return ServiceStatistics(
                 revision: store.revision,
                 keys: try store.keyCount(),
-                bindings: try store.bindings().count,
+                bindings: try store.bindingCount(),
                 subscriptions: hub.subscriptionCount,
                 uptimeSeconds: uptimeSeconds,
                 databaseBytes: store.databaseBytes)

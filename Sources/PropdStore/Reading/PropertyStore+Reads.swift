@@ -123,6 +123,11 @@ extension PropertyStore {
         try read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM properties") ?? 0 }
     }
 
+    /// How many bindings are declared.
+    public func bindingCount() throws(StoreError) -> Int {
+        try read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM bindings") ?? 0 }
+    }
+
     /// The oldest revision from which history is complete: `changes(after:)`
     /// accepts any `since >= oldestCompleteRevision - 1`.
     public func oldestCompleteRevision() throws(StoreError) -> Revision {
