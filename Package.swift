@@ -165,7 +165,7 @@ let package = Package(
         .testTarget(
             name: "PropdVarlinkTests",
             dependencies: [
-                "PropdVarlink",
+                "PropdVarlink", "PropdTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
@@ -183,7 +183,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PropdServerTests",
-            dependencies: ["PropdServer", "PropdCore"],
+            dependencies: ["PropdServer", "PropdCore", "PropdTestSupport"],
             swiftSettings: strictSwift6
         ),
         // Runs the real propctl against a real propd.

@@ -1,3 +1,4 @@
+import PropdTestSupport
 import Foundation
 import PropdServer
 import Testing
@@ -52,20 +53,10 @@ import Testing
     }
 
     private func install(destdir: String, prefix: String, bin: String) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = [repositoryRoot + "/scripts/install"]
         var environment = ProcessInfo.processInfo.environment
         environment["DESTDIR"] = destdir
         environment["PREFIX"] = prefix
         environment["PROPD_BIN_DIR"] = bin
-        process.environment = environment
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        return try Command.run("/bin/bash", [repositoryRoot + "/scripts/install"], environment: environment)
     }
 }

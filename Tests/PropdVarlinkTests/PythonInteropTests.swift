@@ -1,3 +1,4 @@
+import PropdTestSupport
 import Foundation
 import PropdJSON
 import PropdVarlink
@@ -67,15 +68,6 @@ enum PythonVarlink {
     }
 
     private static func runBlocking(_ command: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = command
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        try Command.run("/usr/bin/env", command)
     }
 }

@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import PropdTestSupport
 import Glibc
 #endif
 import Foundation
@@ -88,19 +89,8 @@ private func findExecutable(_ name: String) -> String? {
 }
 
 private func run(_ executable: String, _ arguments: [String], in directory: String) throws -> (status: Int32, output: String) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    process.currentDirectoryURL = URL(fileURLWithPath: directory)
     var environment = ProcessInfo.processInfo.environment
     environment["SYSTEMD_LOG_COLOR"] = "0"
     environment["SYSTEMD_PAGER"] = ""
-    process.environment = environment
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = pipe
-    try process.run()
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    return try Command.run(executable, arguments, environment: environment, directory: directory)
 }
