@@ -1,4 +1,5 @@
 import Foundation
+import PropdTestSupport
 import PropdCore
 
 #if canImport(Glibc)
@@ -17,15 +18,7 @@ final class RawSocket {
     init(path: String) throws {
         fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket: errno \(errno)") }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
+        let result = withUnixAddress(path) { connect(fd, $0, $1) }
         guard result == 0 else {
             close(fd)
             throw Failure(description: "connect \(path): errno \(errno)")
