@@ -54,6 +54,11 @@ extension IOPropdInterface {
             let subscription: Subscription
             do {
                 subscription = try await service.subscribe(request)
+            } catch SubscriptionError.hubClosed {
+                // The daemon is stopping: end the stream as every live one
+                // ends then, so a client resumes after the restart.
+                counter.release(connectionID)
+                return stream.finish()
             } catch {
                 counter.release(connectionID)
                 return stream.finish(throwing: Self.error(error))
@@ -71,7 +76,7 @@ extension IOPropdInterface {
             case .invalidParameter(let name, _): return .invalidParameter(name)
             case .revisionCompacted(let since, let oldest): return WireCoding.revisionCompacted(since: since, oldest: oldest)
             case .sinceAhead: return .invalidParameter("since")
-            case .hubClosed: return WireCoding.error(.storage(.closed))
+            case .hubClosed: return WireCoding.error(.storage(.closed))  // not reached: Subscribe ends the stream
             }
         case let error as ServiceError: return WireCoding.error(error)
         case let error as VarlinkCallError: return error
