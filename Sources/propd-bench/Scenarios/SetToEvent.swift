@@ -21,13 +21,7 @@ struct SetToEvent {
 
     func run() throws(BenchError) -> Result {
         let writer = try RawConnection(path: socket, nonBlocking: false)
-        var listeners: [RawConnection] = []
-        for _ in 0..<subscribers {
-            let listener = try RawConnection(path: socket)
-            try listener.subscribe(key)
-            listeners.append(listener)
-        }
-        for listener in listeners { listener.makeNonBlocking() }
+        let listeners = try RawConnection.subscribers(subscribers, to: key, at: socket)
         writer.makeNonBlocking()
         var poller = Poller([writer] + listeners)
         var result = Result()

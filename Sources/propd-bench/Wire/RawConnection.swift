@@ -147,3 +147,17 @@ extension UnsafeRawBufferPointer {
 
     var isError: Bool { contains(#"{"error""#) }
 }
+
+extension RawConnection {
+    /// `count` connections, each subscribed to `key` (synced), made non-blocking.
+    static func subscribers(_ count: Int, to key: String, at socket: String) throws(BenchError) -> [RawConnection] {
+        var listeners: [RawConnection] = []
+        for _ in 0..<count {
+            let listener = try RawConnection(path: socket)
+            try listener.subscribe(key)
+            listeners.append(listener)
+        }
+        for listener in listeners { listener.makeNonBlocking() }
+        return listeners
+    }
+}
