@@ -18,8 +18,6 @@ public enum ServiceError: Error, Sendable, Equatable, CustomStringConvertible {
     case revisionCompacted(since: Revision, oldest: Revision)
     /// `PermissionDenied(key)`: e.g. a binding naming a source its declarer may not read.
     case permissionDenied(String)
-    /// A `since` above the store's revision: `org.varlink.service.InvalidParameter(since)`.
-    case invalidParameter(name: String, reason: String)
     /// The store failed (disk full, I/O error, closed): nothing was written.
     case storage(StoreError)
 
@@ -34,7 +32,6 @@ public enum ServiceError: Error, Sendable, Equatable, CustomStringConvertible {
             return "binding would close a cycle: " + (keys + keys.prefix(1)).joined(separator: " -> ")
         case .revisionCompacted(let since, let oldest):
             return "history after revision \(since) was compacted; the oldest complete revision is \(oldest)"
-        case .invalidParameter(let name, let reason): return "parameter \(name) is invalid: \(reason)"
         case .permissionDenied(let key): return "permission denied on \(key)"
         case .storage(let error): return error.description
         }

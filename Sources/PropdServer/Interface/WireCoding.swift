@@ -119,8 +119,6 @@ enum WireCoding {
                 name: prefix + "BindingCycle", parameters: ["cycle": .array(keys.map { .string($0) })])
         case .revisionCompacted(let since, let oldest):
             return revisionCompacted(since: since, oldest: oldest)
-        case .invalidParameter(let name, _):
-            return .invalidParameter(name)
         case .permissionDenied(let key):
             return permissionDenied(key)
         case .storage(let storeError):
