@@ -76,9 +76,12 @@ public final class PropertyService: Sendable {
     ///
     /// - Parameter validatesFirst: the body throws only before its first write
     ///   (it then runs without a savepoint; see `PropertyStore.submit`).
+    /// - Parameter deferred: see `PropertyStore.submit`; the caller then
+    ///   calls ``commitPending()``.
     func submit<T: Sendable>(
         _ body: @escaping @Sendable (inout WriteTransaction, inout EngineState) throws -> T,
         validatesFirst: Bool = false,
+        deferred: Bool = false,
         completion: @escaping @Sendable (Result<Committed<T>, any Error>) -> Void
     ) {
         store.submit(
@@ -89,7 +92,13 @@ public final class PropertyService: Sendable {
                     timers.arm(state.engine.nextDeadline, clock: state.clock)
                     return result
                 }
-            }, needsSavepoint: !validatesFirst, completion: completion)
+            }, needsSavepoint: !validatesFirst, deferred: deferred, completion: completion)
+    }
+
+    /// Commits the writes submitted `deferred` (see ``submit(_:deferred:completion:)``)
+    /// on the calling thread when the writer is idle; a running writer takes them otherwise.
+    public func commitPending() {
+        store.commitPending()
     }
 
     /// ``submit(_:completion:)`` awaited, with the body's own errors left as they are.

@@ -63,10 +63,10 @@ public final class PropertyStore: Sendable {
                     uniqueKeysWithValues: Row.fetchAll(db, sql: "SELECT name, value FROM meta").map {
                         ($0[0] as String, $0[1] as Int64)
                     })
-                guard let revision = meta["revision"], let horizon = meta["history_horizon"] else {
+                guard meta["revision"] != nil, let horizon = meta["history_horizon"] else {
                     throw StoreError.corrupt(path: path, message: "the meta table lacks the revision counters")
                 }
-                return (Revision(revision), Revision(horizon))
+                return (try Self.committedRevision(db), Revision(horizon))
             }
         } catch let error as StoreError {
             throw error
@@ -89,7 +89,11 @@ public final class PropertyStore: Sendable {
     public var revision: Revision { groupCommit.state.withLock { $0.revision } }
 
     /// Figures of the group-commit writer since the store was opened.
-    public var statistics: WriteStatistics { groupCommit.state.withLock { $0.statistics } }
+    public var statistics: WriteStatistics {
+        var statistics = groupCommit.state.withLock { $0.statistics }
+        statistics.backgroundCheckpoints = groupCommit.checkpointer.completed
+        return statistics
+    }
 
     /// Refuses further writes with ``StoreError/closed``; requests already
     /// queued still commit. The file is closed when the store is released.

@@ -79,8 +79,13 @@ extension IOPropdInterface {
     /// Submits `operation` to the writer now, in the connection's order, and
     /// answers when it is durable (or refused).
     func write(_ operation: WriteOperation, _ connection: VarlinkConnectionContext, _ responder: VarlinkResponder) {
-        order.run(.write, on: connection.id) { [service] done in
-            service.submit(operation) { result in
+        let eventLoop = connection.eventLoop
+        order.run(.write, on: connection.id) { [service, tickCommit] done in
+            // On the connection's loop (the usual case) the write waits for
+            // the end of the tick and commits there with the tick's others.
+            let tick = eventLoop.inEventLoop ? tickCommit : nil
+            defer { tick?.schedule(on: eventLoop) }
+            service.submit(operation, deferred: tick != nil) { result in
                 switch result {
                 case .success(let outcome):
                     var reply: [String: JSONValue] = ["revision": .integer(outcome.revision.rawValue)]

@@ -27,6 +27,10 @@ public struct IOPropdInterface: Sendable {
     let access: any AccessCheck
     let subscriptions: SubscriptionCounter
     let order = ConnectionOrder()
+    /// Set when writes are committed on the event loop that received them
+    /// (durability `normal`; with `full` a commit waits for an fsync, which
+    /// must not hold an event loop, so the writer's own queue commits).
+    let tickCommit: TickCommit?
     /// The connection count of the server, for `Stats`.
     let connections: @Sendable () -> Int
 
@@ -39,6 +43,7 @@ public struct IOPropdInterface: Sendable {
         self.access = access
         self.subscriptions = SubscriptionCounter()
         self.connections = connections
+        self.tickCommit = service.store.configuration.durability == .normal ? TickCommit(service.commitPending) : nil
     }
 
     /// The interface, ready to register with a ``VarlinkServer``.

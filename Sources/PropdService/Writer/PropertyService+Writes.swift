@@ -37,18 +37,27 @@ extension PropertyService {
     /// refused). Operations submitted one after another from one thread
     /// commit in that order, so a connection's pipelined writes keep the
     /// client's order; no task is created on the way.
+    ///
+    /// - Parameter deferred: queue it without waking the writer; the caller
+    ///   promises to call ``commitPending()`` soon (an event loop does at the
+    ///   end of its tick, and then commits and answers without a thread hop).
     public func submit(
-        _ operation: WriteOperation, completion: @escaping @Sendable (Result<WriteOutcome, ServiceError>) -> Void
+        _ operation: WriteOperation, deferred: Bool = false,
+        completion: @escaping @Sendable (Result<WriteOutcome, ServiceError>) -> Void
     ) {
         switch operation {
         // Set and Delete check everything (derived keys, expectations, missing
         // keys) before their first write, so they need no savepoint.
         case .set(let values, let expect):
-            submit(Self.setBody(values, expect: expect), validatesFirst: true) { completion(Self.outcome($0)) }
+            submit(Self.setBody(values, expect: expect), validatesFirst: true, deferred: deferred) {
+                completion(Self.outcome($0))
+            }
         case .delete(let keys, let expect):
-            submit(Self.deleteBody(keys, expect: expect), validatesFirst: true) { completion(Self.outcome($0)) }
+            submit(Self.deleteBody(keys, expect: expect), validatesFirst: true, deferred: deferred) {
+                completion(Self.outcome($0))
+            }
         case .bind(let key, let expression, let authorize):
-            submit(Self.bindBody(key, expression: expression, authorize: authorize)) { result in
+            submit(Self.bindBody(key, expression: expression, authorize: authorize), deferred: deferred) { result in
                 completion(Self.outcome(result).map { outcome in
                     var outcome = outcome
                     if case .success(let committed) = result { outcome.sources = committed.value }
@@ -56,7 +65,7 @@ extension PropertyService {
                 })
             }
         case .unbind(let key):
-            submit(Self.unbindBody(key)) { completion(Self.outcome($0)) }
+            submit(Self.unbindBody(key), deferred: deferred) { completion(Self.outcome($0)) }
         }
     }
 

@@ -154,9 +154,16 @@ extension PropertyStore {
         }
     }
 
+    /// The last committed revision: the newest history row's, or the
+    /// counter in `meta` when revisions that changed nothing came after it
+    /// (the writer updates the counter only then; see `GroupCommit`).
     static func committedRevision(_ db: Database) throws -> Revision {
-        Revision(try Int64.fetchOne(db.cachedStatement(sql: "SELECT value FROM meta WHERE name = 'revision'")) ?? 0)
+        Revision(try Int64.fetchOne(db.cachedStatement(sql: committedRevisionSQL)) ?? 0)
     }
+
+    static let committedRevisionSQL = """
+        SELECT max(value, coalesce((SELECT max(revision) FROM history), 0)) FROM meta WHERE name = 'revision'
+        """
 
     static func change(row: Row, path: String) throws -> Change {
         let key = try PropertyRow.key(row, 4, path: path)

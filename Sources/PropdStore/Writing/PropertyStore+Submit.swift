@@ -12,9 +12,14 @@ extension PropertyStore {
     ///   batch anyway). It then runs without a savepoint of its own, a tenth
     ///   of a plain write's cost. Should such a body throw after writing
     ///   anyway, the whole batch is abandoned rather than half-kept.
+    /// - Parameter deferred: queue the request without waking the writer;
+    ///   the caller promises to call ``commitPending()`` soon (an event loop
+    ///   at the end of its tick), and until then the request waits, unless
+    ///   a batch already being written takes it along.
     public func submit<T: Sendable>(
         _ body: @escaping @Sendable (inout WriteTransaction) throws -> T,
         needsSavepoint: Bool = true,
+        deferred: Bool = false,
         completion: @escaping @Sendable (Result<Committed<T>, any Error>) -> Void
     ) {
         var job = WriteJob(
@@ -33,6 +38,17 @@ extension PropertyStore {
             fail: { error in completion(.failure(error)) }
         )
         job.needsSavepoint = needsSavepoint
-        groupCommit.submit(job)
+        groupCommit.submit(job, deferred: deferred)
+    }
+
+    /// Commits the pending requests (those queued `deferred` above all) on
+    /// the calling thread, and calls their completions here. When the writer
+    /// is busy it waits for it (with `normal` durability a batch takes tens
+    /// of microseconds; waiting costs less than waking another thread).
+    ///
+    /// > Important: this blocks the caller for a commit or two (an fsync
+    /// > each with `full` durability).
+    public func commitPending() {
+        groupCommit.commitPending()
     }
 }

@@ -1,0 +1,116 @@
+import Foundation
+import PropdCore
+import PropdStore
+import Synchronization
+import Testing
+
+/// Deferred writes (committed by whoever calls `commitPending`, on its own
+/// thread), the revision counter, and checkpoints off the commit path.
+@Suite struct WriterThreadTests {
+    /// Records a write's outcome, set from whatever thread completes it.
+    final class Outcome: Sendable {
+        let result = Mutex<Result<Committed<Void>, any Error>?>(nil)
+        var revision: Revision? { result.withLock { try? $0?.get().revision } }
+        var isPending: Bool { result.withLock { $0 == nil } }
+    }
+
+    func submitDeferred(_ store: PropertyStore, _ values: [Key: JSONValue]) -> Outcome {
+        let outcome = Outcome()
+        store.submit({ tx in try WriteRequest(set: values).apply(to: &tx) }, needsSavepoint: false, deferred: true) { result in
+            outcome.result.withLock { $0 = result }
+        }
+        return outcome
+    }
+
+    @Test func aDeferredWriteWaitsForCommitPendingWhichCommitsAndAnswersOnTheCallingThread() throws {
+        let dir = try TemporaryDirectory()
+        let store = try openStore(dir)
+        let first = submitDeferred(store, [key("a"): 1])
+        let second = submitDeferred(store, [key("b"): 2])
+        // Nothing woke the writer: both still wait, and nothing is visible.
+        #expect(first.isPending && second.isPending)
+        #expect(store.revision == .none)
+        #expect(try store.get([key("a")]).properties == [nil])
+
+        store.commitPending()
+        // Answered before commitPending returned, in submission order, in one transaction.
+        #expect(first.revision == Revision(1))
+        #expect(second.revision == Revision(2))
+        #expect(store.statistics.batches == 1)
+        #expect(try store.get([key("a"), key("b")]).properties.map { $0?.value } == [1, 2])
+    }
+
+    @Test func aWriteThatIsNotDeferredTakesTheDeferredOnesBeforeItAlong() async throws {
+        let dir = try TemporaryDirectory()
+        let store = try openStore(dir)
+        let deferred = submitDeferred(store, [key("a"): 1])
+        let later = try await store.write(WriteRequest(set: [key("a"): 2]))
+        #expect(deferred.revision == Revision(1))
+        #expect(later.revision == Revision(2))
+        #expect(try store.get([key("a")]).properties.first??.value == 2)
+        store.commitPending()  // nothing left: a no-op
+        #expect(store.revision == Revision(2))
+    }
+
+    @Test func closingCommitsTheDeferredWritesStillQueued() async throws {
+        let dir = try TemporaryDirectory()
+        let store = try openStore(dir)
+        let revision = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Revision, any Error>) in
+            store.submit({ tx in try tx.set(key("a"), 1) }, deferred: true) { result in
+                continuation.resume(with: result.map(\.revision))
+            }
+            store.close()
+        }
+        #expect(revision == Revision(1))
+    }
+
+    @Test func theRevisionOfAWriteThatChangedNothingSurvivesAReopen() async throws {
+        let dir = try TemporaryDirectory()
+        do {
+            let store = try openStore(dir)
+            try await store.write(WriteRequest(set: [key("a"): 1]))
+            let empty = try await store.write { _ in }
+            #expect(empty.revision == Revision(2))
+            #expect(try store.get([key("a")]).revision == Revision(2))
+        }
+        let reopened = try openStore(dir)
+        #expect(reopened.revision == Revision(2))
+        #expect(try reopened.list().revision == Revision(2))
+        let next = try await reopened.write(WriteRequest(set: [key("a"): 3]))
+        #expect(next.revision == Revision(3))
+    }
+
+    @Test func theRevisionOfTheLastChangeSurvivesAReopen() async throws {
+        let dir = try TemporaryDirectory()
+        do {
+            let store = try openStore(dir)
+            _ = try await store.write { _ in }
+            for value in 1...5 { try await store.write(WriteRequest(set: [key("a"): .integer(Int64(value))])) }
+            #expect(store.revision == Revision(6))
+        }
+        let reopened = try openStore(dir)
+        #expect(reopened.revision == Revision(6))
+        #expect(try reopened.get([key("a")]).revision == Revision(6))
+    }
+
+    @Test func theLogIsCopiedIntoTheDatabaseOffTheCommitPath() async throws {
+        let dir = try TemporaryDirectory()
+        let store = try openStore(dir)
+        let before = try fileSize(dir.databasePath)
+        // ~1,200 pages of 4 KiB in the log: over the 1,000-page threshold.
+        let big = JSONValue.string(String(repeating: "x", count: 3000))
+        for n in 0..<400 {
+            try await store.write(WriteRequest(set: [key("k.\(n)"): big, key("l.\(n)"): big]))
+        }
+        // Waits for a background checkpoint that is running, then truncates the log.
+        try store.checkpoint()
+        #expect(store.statistics.backgroundCheckpoints >= 1)
+        #expect(try fileSize(dir.databasePath) > before + 1_000_000)
+        #expect(try fileSize(dir.databasePath + "-wal") == 0)
+        #expect(try store.list(pattern: KeyPattern("k.*")).properties.count == 400)
+    }
+
+    private func fileSize(_ path: String) throws -> Int {
+        (try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? -1
+    }
+}
