@@ -3,12 +3,11 @@ import GRDB
 extension PropertyStore {
     /// Copies the write-ahead log into the database file and truncates it, so
     /// the file alone holds every committed write (a clean stop). Runs on the
-    /// writer, after the writes queued before it, and after a background
-    /// checkpoint that is running (see ``WriteStatistics/backgroundCheckpoints``).
+    /// writer, after the writes queued before it. (While running, the writer
+    /// checkpoints on its own between batches; see ``WriteStatistics/backgroundCheckpoints``.)
     public func checkpoint() throws(StoreError) {
         do {
             try pool.writeWithoutTransaction { db in
-                groupCommit.checkpointer.waitUntilIdle()
                 _ = try db.checkpoint(.truncate)
             }
         } catch {

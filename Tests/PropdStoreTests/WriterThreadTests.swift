@@ -5,7 +5,7 @@ import Synchronization
 import Testing
 
 /// Deferred writes (committed by whoever calls `commitPending`, on its own
-/// thread), the revision counter, and checkpoints off the commit path.
+/// thread), the revision counter, and checkpoints between batches.
 @Suite struct WriterThreadTests {
     /// Records a write's outcome, set from whatever thread completes it.
     final class Outcome: Sendable {
@@ -93,7 +93,7 @@ import Testing
         #expect(try reopened.get([key("a")]).revision == Revision(6))
     }
 
-    @Test func theLogIsCopiedIntoTheDatabaseOffTheCommitPath() async throws {
+    @Test func theWriterCopiesTheLogIntoTheDatabaseBetweenBatches() async throws {
         let dir = try TemporaryDirectory()
         let store = try openStore(dir)
         let before = try fileSize(dir.databasePath)
@@ -102,7 +102,7 @@ import Testing
         for n in 0..<400 {
             try await store.write(WriteRequest(set: [key("k.\(n)"): big, key("l.\(n)"): big]))
         }
-        // Waits for a background checkpoint that is running, then truncates the log.
+        // The clean-stop checkpoint, queued after the writer's own.
         try store.checkpoint()
         #expect(store.statistics.backgroundCheckpoints >= 1)
         #expect(try fileSize(dir.databasePath) > before + 1_000_000)

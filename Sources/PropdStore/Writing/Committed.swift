@@ -31,8 +31,9 @@ public struct WriteStatistics: Sendable, Hashable {
     public var failedBatches: Int = 0
     /// The most requests committed in one transaction.
     public var largestBatch: Int = 0
-    /// Checkpoints of the write-ahead log run off the commit path (see
-    /// ``PropertyStore/checkpoint()`` for the one at a clean stop).
+    /// Checkpoints of the write-ahead log the writer ran between batches,
+    /// after answering the batch that filled the log (not counting
+    /// ``PropertyStore/checkpoint()``, the one at a clean stop).
     public var backgroundCheckpoints: Int = 0
 
     public init() {}

@@ -20,7 +20,7 @@ final class GroupCommit: Sendable {
 
     private struct Queue {
         var pending: [WriteJob] = []
-        /// A drain is scheduled or running on the writer queue.
+        /// A drain runs: on the writer queue, or inline in ``commitPending()``.
         var draining = false
         var closed = false
         var observer: Observer?
@@ -49,7 +49,7 @@ final class GroupCommit: Sendable {
         self.state = Mutex(WriterState(revision: revision))
         self.writer = WriterLocal(
             compaction: HistoryCompaction(keep: configuration.historyPerKey, horizon: horizon))
-        self.checkpointer = WALCheckpointer(path: path)
+        self.checkpointer = WALCheckpointer()
     }
 
     deinit {
@@ -81,29 +81,35 @@ final class GroupCommit: Sendable {
         }
     }
 
-    /// Commits what is pending on the calling thread, waiting for the
-    /// writer if it is busy (a batch takes tens of microseconds with
-    /// `normal` durability: waiting is cheaper than waking another thread).
-    /// Commits at most `inlineBatches` batches; a drain on the writer queue
-    /// takes whatever is left.
+    /// Commits one batch of what is pending on the calling thread, when the
+    /// writer is idle, and answers its callers there. When the writer is
+    /// busy it returns at once: the running drain takes what is pending.
+    /// When more arrived meanwhile, the writer queue's drain carries on, so
+    /// the caller (an event loop) is held for one batch at most, and under
+    /// load the commits run beside the event loops instead of on them.
     func commitPending() {
-        guard queue.withLock({ !$0.pending.isEmpty }) else { return }
-        pool.writeWithoutTransaction { db in
-            for _ in 0..<Self.inlineBatches {
-                guard let taken = takeBatch(endingDrain: false) else { return }
-                commit(taken.batch, db: db, observer: taken.observer, resumeInline: true)
-            }
-        }
         let start = queue.withLock { queue in
             if queue.draining || queue.pending.isEmpty { return false }
             queue.draining = true
             return true
         }
-        if start { startDrain() }
+        guard start else { return }
+        pool.writeWithoutTransaction { db in
+            // Never empty: only the drainer takes, and that is us.
+            if let taken = takeBatch(endingDrain: false) {
+                commit(taken.batch, db: db, observer: taken.observer, resumeInline: true)
+            }
+        }
+        // A due checkpoint runs on the writer queue, not on the caller's thread.
+        let more = queue.withLock { queue in
+            if queue.pending.isEmpty, !checkpointer.isDue {
+                queue.draining = false
+                return false
+            }
+            return true
+        }
+        if more { startDrain() }
     }
-
-    /// Batches one ``commitPending()`` commits before leaving the rest to the writer queue.
-    private static let inlineBatches = 4
 
     /// Refuses new requests; those already queued (deferred ones too) still run.
     func close() {
@@ -122,7 +128,10 @@ final class GroupCommit: Sendable {
     }
 
     private func drain(_ db: Database) {
-        while let taken = takeBatch(endingDrain: true) {
+        while true {
+            // The last batch's callers are answered: the log's copy delays only the next batch.
+            if checkpointer.isDue, let connection = db.sqliteConnection { checkpointer.checkpoint(connection) }
+            guard let taken = takeBatch(endingDrain: true) else { return }
             commit(taken.batch, db: db, observer: taken.observer, resumeInline: false)
         }
     }

@@ -91,7 +91,7 @@ import Testing
         let results = Mutex<[(SubscriptionRequest, Received)]>([])
         let finishedWriters = Atomic(0)
 
-        onThreads(4 + subscribers) { worker in
+        await onThreads(4 + subscribers) { worker in
             if worker < 4 {
                 var generator = SystemRandomNumberGenerator()
                 for i in 0..<400 {

@@ -71,7 +71,10 @@ func drain(_ subscription: Subscription, through revision: Revision) -> Received
 }
 
 /// Runs `body` on `count` new threads and waits for all of them.
-func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
+/// Awaited without blocking: the bodies may need the cooperative pool (a
+/// `Task` they wait for), which a test blocking one of its two threads here
+/// could starve while other tests hold the other.
+func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) async {
     let group = DispatchGroup()
     for i in 0..<count {
         group.enter()
@@ -82,5 +85,7 @@ func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
             group.leave()
         }
     }
-    group.wait()
+    await withCheckedContinuation { (finished: CheckedContinuation<Void, Never>) in
+        group.notify(queue: .global()) { finished.resume() }
+    }
 }
