@@ -258,7 +258,12 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
     func streamSend(sequence: Int, messages: [VarlinkOutboundMessage], final: Bool) {
         guard sequence == firstSequence, case .streaming(let stream, let oneway)? = slots.first else { return }
         if !oneway {
-            for message in messages { emit(message) }
+            for message in messages { emit(message, flushLater: false) }
+            // One send is one batch of the stream (a subscriber's pending
+            // events): out now, rather than after every other task of the
+            // tick (a publish wakes many streams; the first need not wait
+            // for the last).
+            if !inReadBurst { flushIfNeeded() }
         }
         if final {
             slots[offset: 0] = .answered(nil, closeAfter: false)
@@ -303,11 +308,13 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
 
     // MARK: Writing and closing
 
-    private func emit(_ message: VarlinkOutboundMessage) {
+    /// Writes `message`; unless the caller flushes itself (`flushLater`
+    /// false), the flush comes at the end of the read burst or in a task.
+    private func emit(_ message: VarlinkOutboundMessage, flushLater: Bool = true) {
         guard !closed, let context else { return }
         context.write(wrapOutboundOut(message), promise: nil)
         needsFlush = true
-        if !inReadBurst { scheduleFlush() }
+        if flushLater, !inReadBurst { scheduleFlush() }
     }
 
     private func scheduleFlush() {
