@@ -20,6 +20,8 @@ public final class PropertyStore: Sendable {
     public let configuration: StoreConfiguration
     let pool: DatabasePool
     let groupCommit: GroupCommit
+    /// For `get` and `list`; GRDB's readers serve the other reads.
+    let readConnections: ReadConnections
 
     /// Opens (creating if needed) the database at `path` and applies the
     /// migrations of `schema/` it lacks.
@@ -73,6 +75,7 @@ public final class PropertyStore: Sendable {
         } catch {
             throw StoreError(opening: error, path: path)
         }
+        readConnections = ReadConnections(path: path)
         groupCommit = GroupCommit(
             pool: pool, path: path, configuration: configuration, revision: start.revision, horizon: start.horizon)
     }

@@ -6,12 +6,13 @@ extension PropertyStore {
     /// The named properties in the order asked (`nil` for a missing key), and
     /// the revision they were all read at.
     public func get(_ keys: [Key]) throws(StoreError) -> (properties: [Property?], revision: Revision) {
-        try read { db in
-            let revision = try Self.committedRevision(db)
-            let statement = try db.cachedStatement(
-                sql: "SELECT \(PropertyRow.selectColumns) FROM \(PropertyRow.fromClause) WHERE p.key = ?")
+        try readConnections.read { connection in
+            let revision = try Self.committedRevision(connection)
+            let select = try connection.statement(
+                "SELECT \(PropertyRow.selectColumns) FROM \(PropertyRow.fromClause) WHERE p.key = ?1")
             let properties = try keys.map { key -> Property? in
-                try Row.fetchOne(statement, arguments: [key.rawValue]).map { try PropertyRow.property($0, path: path) }
+                select.bind(1, key.rawValue)
+                return try select.withFirstRow { row in Result { try PropertyRow.property(row, key: key, path: path) } }?.get()
             }
             return (properties, revision)
         }
@@ -23,29 +24,31 @@ extension PropertyStore {
     public func list(pattern: KeyPattern? = nil, limit: Int? = nil) throws(StoreError)
         -> (properties: [Property], revision: Revision)
     {
-        try read { db in
-            let revision = try Self.committedRevision(db)
+        try readConnections.read { connection in
+            let revision = try Self.committedRevision(connection)
             let select = "SELECT \(PropertyRow.selectColumns) FROM \(PropertyRow.fromClause)"
-            let cursor: RowCursor
+            let statement: PreparedStatement
             if let pattern, pattern.isExactKey {
-                cursor = try Row.fetchCursor(
-                    db.cachedStatement(sql: "\(select) WHERE p.key = ?"), arguments: [pattern.rawValue])
+                statement = try connection.statement("\(select) WHERE p.key = ?1")
+                statement.bind(1, pattern.rawValue)
             } else if let pattern, !pattern.literalPrefix.isEmpty {
                 // Keys under `prefix.`: from "prefix." up to (excluding) "prefix/" ('/' follows '.').
                 let prefix = pattern.literalPrefix
-                cursor = try Row.fetchCursor(
-                    db.cachedStatement(sql: "\(select) WHERE p.key >= ?1 AND p.key < ?2 ORDER BY p.key"),
-                    arguments: [prefix + ".", prefix + "/"])
+                statement = try connection.statement("\(select) WHERE p.key >= ?1 AND p.key < ?2 ORDER BY p.key")
+                statement.bind(1, prefix + ".")
+                statement.bind(2, prefix + "/")
             } else {
-                cursor = try Row.fetchCursor(db.cachedStatement(sql: "\(select) ORDER BY p.key"))
+                statement = try connection.statement("\(select) ORDER BY p.key")
             }
             var properties: [Property] = []
             let maximum = limit ?? Int.max
-            while properties.count < maximum, let row = try cursor.next() {
+            guard maximum > 0 else { return (properties, revision) }
+            try statement.forEachRow { row in
                 // Match on the key alone: values of keys that do not match are never decoded.
                 let key = try PropertyRow.key(row, 0, path: path)
-                if let pattern, !pattern.matches(key) { continue }
+                if let pattern, !pattern.matches(key) { return true }
                 properties.append(try PropertyRow.property(row, key: key, path: path))
+                return properties.count < maximum
             }
             return (properties, revision)
         }
@@ -146,9 +149,17 @@ extension PropertyStore {
 
     // MARK: Internals
 
+    /// Runs `body` on a reader connection, in one read transaction (one WAL
+    /// snapshot for all its queries). Not `DatabasePool.read`, which prepares
+    /// and runs four statements per call (a savepoint, read-only mode on and
+    /// off): here BEGIN and COMMIT are prepared once per connection.
     func read<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
         do {
-            return try pool.read(body)
+            return try pool.unsafeRead { db in
+                try db.cachedStatement(sql: "BEGIN DEFERRED").execute()
+                defer { try? db.cachedStatement(sql: "COMMIT").execute() }
+                return try body(db)
+            }
         } catch {
             throw StoreError(operating: error, path: path)
         }
@@ -159,6 +170,10 @@ extension PropertyStore {
     /// (the writer updates the counter only then; see `GroupCommit`).
     static func committedRevision(_ db: Database) throws -> Revision {
         Revision(try Int64.fetchOne(db.cachedStatement(sql: committedRevisionSQL)) ?? 0)
+    }
+
+    static func committedRevision(_ connection: ReadConnection) throws -> Revision {
+        Revision(try connection.statement(committedRevisionSQL).int64() ?? 0)
     }
 
     static let committedRevisionSQL = """

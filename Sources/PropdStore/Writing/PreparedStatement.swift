@@ -5,7 +5,8 @@ import GRDBSQLite
 /// connection and bound and stepped through the SQLite C API: no argument
 /// arrays, no statement-cache lookups per write.
 ///
-/// Used only on the writer (GRDB's serial writer queue), never concurrently.
+/// Used by one thread at a time: the writer (GRDB's serial writer queue), or
+/// whoever holds the ``ReadConnection`` it was prepared on.
 final class PreparedStatement {
     private let handle: OpaquePointer
     private let connection: OpaquePointer
@@ -57,6 +58,22 @@ final class PreparedStatement {
         default:
             throw DatabaseError(
                 resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(connection)))
+        }
+    }
+
+    /// Steps through the rows, calling `body` with the statement for each,
+    /// while `body` returns true.
+    func forEachRow(_ body: (OpaquePointer) throws -> Bool) throws {
+        defer { sqlite3_reset(handle) }
+        while true {
+            let code = sqlite3_step(handle)
+            switch code {
+            case SQLITE_ROW: if try !body(handle) { return }
+            case SQLITE_DONE: return
+            default:
+                throw DatabaseError(
+                    resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(connection)))
+            }
         }
     }
 
