@@ -82,6 +82,7 @@ public final class PropertyService: Sendable {
         _ body: @escaping @Sendable (inout WriteTransaction, inout EngineState) throws -> T,
         validatesFirst: Bool = false,
         deferred: Bool = false,
+        resumesTask: Bool = false,
         completion: @escaping @Sendable (Result<Committed<T>, any Error>) -> Void
     ) {
         store.submit(
@@ -92,7 +93,7 @@ public final class PropertyService: Sendable {
                     timers.arm(state.engine.nextDeadline, clock: state.clock)
                     return result
                 }
-            }, needsSavepoint: !validatesFirst, deferred: deferred, completion: completion)
+            }, needsSavepoint: !validatesFirst, deferred: deferred, resumesTask: resumesTask, completion: completion)
     }
 
     /// Commits the writes submitted `deferred` (see ``submit(_:deferred:completion:)``)
@@ -107,7 +108,7 @@ public final class PropertyService: Sendable {
     ) async throws -> Committed<T> {
         try await withUnsafeThrowingContinuation { continuation in
             // Unsafe continuation: `submit` calls its completion exactly once.
-            submit(body) { continuation.resume(with: $0) }
+            submit(body, resumesTask: true) { continuation.resume(with: $0) }
         }
     }
 }

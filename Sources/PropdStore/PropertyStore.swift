@@ -129,7 +129,7 @@ public final class PropertyStore: Sendable {
     ) async throws -> Committed<T> {
         try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Committed<T>, any Error>) in
             // Unsafe continuation: `submit` calls its completion exactly once.
-            submit(body) { continuation.resume(with: $0) }
+            submit(body, resumesTask: true) { continuation.resume(with: $0) }
         }
     }
 

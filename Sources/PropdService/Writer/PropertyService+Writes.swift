@@ -45,19 +45,28 @@ extension PropertyService {
         _ operation: WriteOperation, deferred: Bool = false,
         completion: @escaping @Sendable (Result<WriteOutcome, ServiceError>) -> Void
     ) {
+        submit(operation, deferred: deferred, resumesTask: false, completion: completion)
+    }
+
+    /// - Parameter resumesTask: `completion` resumes a task (see `PropertyStore.submit`).
+    func submit(
+        _ operation: WriteOperation, deferred: Bool, resumesTask: Bool,
+        completion: @escaping @Sendable (Result<WriteOutcome, ServiceError>) -> Void
+    ) {
         switch operation {
         // Set and Delete check everything (derived keys, expectations, missing
         // keys) before their first write, so they need no savepoint.
         case .set(let values, let expect):
-            submit(Self.setBody(values, expect: expect), validatesFirst: true, deferred: deferred) {
+            submit(Self.setBody(values, expect: expect), validatesFirst: true, deferred: deferred, resumesTask: resumesTask) {
                 completion(Self.outcome($0))
             }
         case .delete(let keys, let expect):
-            submit(Self.deleteBody(keys, expect: expect), validatesFirst: true, deferred: deferred) {
+            submit(Self.deleteBody(keys, expect: expect), validatesFirst: true, deferred: deferred, resumesTask: resumesTask) {
                 completion(Self.outcome($0))
             }
         case .bind(let key, let expression, let authorize):
-            submit(Self.bindBody(key, expression: expression, authorize: authorize), deferred: deferred) { result in
+            submit(Self.bindBody(key, expression: expression, authorize: authorize), deferred: deferred, resumesTask: resumesTask) {
+                result in
                 completion(Self.outcome(result).map { outcome in
                     var outcome = outcome
                     if case .success(let committed) = result { outcome.sources = committed.value }
@@ -65,7 +74,7 @@ extension PropertyService {
                 })
             }
         case .unbind(let key):
-            submit(Self.unbindBody(key), deferred: deferred) { completion(Self.outcome($0)) }
+            submit(Self.unbindBody(key), deferred: deferred, resumesTask: resumesTask) { completion(Self.outcome($0)) }
         }
     }
 
@@ -74,7 +83,7 @@ extension PropertyService {
     public func perform(_ operation: WriteOperation) async throws(ServiceError) -> WriteOutcome {
         let result = await withUnsafeContinuation { (continuation: UnsafeContinuation<Result<WriteOutcome, ServiceError>, Never>) in
             // Unsafe continuation: `submit` calls its completion exactly once.
-            submit(operation) { continuation.resume(returning: $0) }
+            submit(operation, deferred: false, resumesTask: true) { continuation.resume(returning: $0) }
         }
         return try result.get()
     }

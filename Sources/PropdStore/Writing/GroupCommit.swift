@@ -186,6 +186,7 @@ final class GroupCommit: Sendable {
         committed.reserveCapacity(batch.count)
         var ran = 0
         var rejected = 0
+        var resumingTasks = 0
         var step = HistoryCompaction.Step(horizon: writer.compaction.horizon)
 
         do {
@@ -199,6 +200,7 @@ final class GroupCommit: Sendable {
                 if let completion {
                     // Appended first: from here on, this caller is answered by the batch's outcome.
                     committed.append((transaction.changeSet, completion))
+                    if job.resumesTask { resumingTasks += 1 }
                     if let storageFailure = failure.failure { throw storageFailure }
                     if job.needsSavepoint { try statements.release.execute() }
                     revision = revision.next
@@ -242,17 +244,19 @@ final class GroupCommit: Sendable {
             state.statistics.largestBatch = max(state.statistics.largestBatch, committed.count)
         }
         if !changeSets.isEmpty { observer?(changeSets) }
-        resume(committed, inline: resumeInline)
+        resume(committed, tasks: resumingTasks, inline: resumeInline)
     }
 
-    /// Resuming a caller enqueues its task on the global executor; from the
-    /// writer's thread every enqueue may wake a pool thread (a futex syscall
-    /// and a context switch each). Past a few callers, one task resumes them
-    /// all from inside the pool instead, and the writer moves on to the next
-    /// batch. A batch committed `inline` by ``commitPending()`` answers on
-    /// the committing thread: its callers are mostly that event loop's.
-    private func resume(_ committed: [(changeSet: ChangeSet, completion: WriteJob.Completion)], inline: Bool) {
-        if inline || committed.count <= 2 {
+    /// Answers the batch's callers. Resuming a task enqueues it on the
+    /// global executor, and from the writer's thread every enqueue may wake
+    /// a pool thread (a futex syscall and a context switch each): past a few
+    /// such callers, one task resumes them all from inside the pool instead,
+    /// and the writer moves on to the next batch. Other completions (a
+    /// server's, which enqueue on an event loop) are called directly, as are
+    /// all of a batch committed `inline` by ``commitPending()``, whose
+    /// callers are mostly that event loop's.
+    private func resume(_ committed: [(changeSet: ChangeSet, completion: WriteJob.Completion)], tasks: Int, inline: Bool) {
+        if inline || tasks <= 2 {
             for (changeSet, completion) in committed { completion(.success(changeSet)) }
             return
         }

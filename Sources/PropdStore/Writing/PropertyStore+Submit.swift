@@ -12,6 +12,9 @@ extension PropertyStore {
     ///   batch anyway). It then runs without a savepoint of its own, a tenth
     ///   of a plain write's cost. Should such a body throw after writing
     ///   anyway, the whole batch is abandoned rather than half-kept.
+    /// - Parameter resumesTask: true when `completion` resumes a task (a
+    ///   continuation): past a few such callers in a batch, the writer
+    ///   resumes them from one task rather than waking a thread for each.
     /// - Parameter deferred: queue the request without waking the writer;
     ///   the caller promises to call ``commitPending()`` soon (an event loop
     ///   at the end of its tick), and until then the request waits, unless
@@ -20,6 +23,7 @@ extension PropertyStore {
         _ body: @escaping @Sendable (inout WriteTransaction) throws -> T,
         needsSavepoint: Bool = true,
         deferred: Bool = false,
+        resumesTask: Bool = false,
         completion: @escaping @Sendable (Result<Committed<T>, any Error>) -> Void
     ) {
         var job = WriteJob(
@@ -38,6 +42,7 @@ extension PropertyStore {
             fail: { error in completion(.failure(error)) }
         )
         job.needsSavepoint = needsSavepoint
+        job.resumesTask = resumesTask
         groupCommit.submit(job, deferred: deferred)
     }
 

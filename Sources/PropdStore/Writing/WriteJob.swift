@@ -16,4 +16,8 @@ struct WriteJob: Sendable {
     /// fail before its first write needs none (see
     /// ``PropertyStore/submit(_:needsSavepoint:completion:)``).
     var needsSavepoint = true
+    /// Whether the completion resumes a task (a continuation), which may
+    /// wake a thread of the global executor; other completions only hand the
+    /// outcome on (an event loop's task queue) and are called directly.
+    var resumesTask = false
 }
