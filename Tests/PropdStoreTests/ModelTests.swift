@@ -93,6 +93,7 @@ import Testing
                 #expect(try store.history(of: k) == model.history[k, default: []], "history of \(k)")
             }
             #expect(try store.changes(after: 0).changeSets == model.changeSets)
+            try expectIntactHistoryChains(dir)
         }
     }
 }

@@ -131,9 +131,11 @@ final class WriterStatements {
             INSERT INTO properties (key, value, revision, created, error) VALUES (?1, ?2, ?3, ?3, NULL)
             ON CONFLICT (key) DO UPDATE SET value = excluded.value, revision = excluded.revision, error = NULL
             """)
+        // Not `value IS NULL`: in a DELETE's RETURNING clause SQLite 3.40
+        // answers that wrongly (false for a NULL column); `coalesce` is right.
         delete = try PreparedStatement(connection, """
             DELETE FROM properties WHERE key = ?1
-            RETURNING CASE WHEN value IS NOT NULL OR error IS NOT NULL THEN revision END
+            RETURNING CASE WHEN coalesce(value, error) IS NULL THEN NULL ELSE revision END
             """)
         appendHistory = try PreparedStatement(connection, """
             INSERT INTO history (revision, key, kind, value, error, previous) VALUES (?1, ?2, ?3, ?4, ?5, coalesce(?6,
