@@ -7,8 +7,9 @@ final class CompactionStatements {
     let previousOf: PreparedStatement
     /// Makes a row the oldest of its key's chain.
     let endChain: PreparedStatement
-    /// Deletes a row and every older row of its key's chain, by primary key.
-    let removeChain: PreparedStatement
+    /// Deletes one row. (Rows go one by one, each `previous` read first:
+    /// a recursive query or `RETURNING` would build a temporary table.)
+    let removeRow: PreparedStatement
     /// Removes the key's deleted_heads row when it is stale (the key was set
     /// again since its delete, so its head is properties.revision).
     let dropStaleDeletedHead: PreparedStatement
@@ -18,16 +19,7 @@ final class CompactionStatements {
         previousOf = try PreparedStatement(connection, "SELECT previous FROM history WHERE revision = ?1 AND key = ?2")
         endChain = try PreparedStatement(
             connection, "UPDATE history SET previous = NULL WHERE revision = ?1 AND key = ?2")
-        removeChain = try PreparedStatement(connection, """
-            DELETE FROM history WHERE key = ?2 AND revision IN (
-                WITH RECURSIVE doomed(revision) AS (
-                    SELECT ?1
-                    UNION ALL
-                    SELECT h.previous FROM doomed JOIN history h ON h.revision = doomed.revision AND h.key = ?2
-                    WHERE h.previous IS NOT NULL
-                )
-                SELECT revision FROM doomed)
-            """)
+        removeRow = try PreparedStatement(connection, "DELETE FROM history WHERE revision = ?1 AND key = ?2")
         dropStaleDeletedHead = try PreparedStatement(connection, """
             DELETE FROM deleted_heads WHERE key = ?1 AND EXISTS (
                 SELECT 1 FROM properties WHERE key = ?1 AND (value IS NOT NULL OR error IS NOT NULL))

@@ -139,10 +139,19 @@ struct HistoryCompaction {
         end.bind(1, cut)
         end.bind(2, key.rawValue)
         try end.execute()
-        let remove = statements.removeChain
-        remove.bind(1, newest)
-        remove.bind(2, key.rawValue)
-        try remove.execute()
+        var doomed: Int64? = newest
+        while let revision = doomed {
+            // Read before the delete; a missing row (a damaged chain) ends the walk.
+            let previousOf = statements.previousOf
+            previousOf.bind(1, revision)
+            previousOf.bind(2, key.rawValue)
+            guard let older = try previousOf.optionalInt64() else { break }
+            let remove = statements.removeRow
+            remove.bind(1, revision)
+            remove.bind(2, key.rawValue)
+            try remove.execute()
+            doomed = older
+        }
         return newest
     }
 

@@ -97,12 +97,26 @@ UPDATE meta SET value = 2 WHERE name = 'schema_version';
 -- A row of deleted_heads whose key has since been set again is stale and
 -- ignored by that rule; compaction removes such rows.
 -- `previous` is NULL for a key's oldest row still in history.
-ALTER TABLE history ADD COLUMN previous INTEGER;
+--
+-- The table is rebuilt rather than altered: its CHECK on `kind` is written
+-- with `=` instead of `IN (...)`, which SQLite evaluates by building a
+-- temporary table on every insert.
+CREATE TABLE history_chain (
+    revision INTEGER NOT NULL,
+    key      TEXT    NOT NULL,
+    kind     TEXT    NOT NULL CHECK (kind = 'set' OR kind = 'delete' OR kind = 'error'),
+    value    TEXT,
+    error    TEXT,
+    previous INTEGER,
+    PRIMARY KEY (revision, key)
+) WITHOUT ROWID;
 
-UPDATE history SET previous = (
+INSERT INTO history_chain (revision, key, kind, value, error, previous)
+SELECT revision, key, kind, value, error, (
     SELECT max(older.revision) FROM history AS older
     WHERE older.key = history.key AND older.revision < history.revision
-);
+)
+FROM history ORDER BY revision, key;
 
 CREATE TABLE deleted_heads (
     key      TEXT    NOT NULL PRIMARY KEY,
@@ -115,8 +129,10 @@ FROM (SELECT key, max(revision) AS revision FROM history GROUP BY key) AS newest
 JOIN history ON history.revision = newest.revision AND history.key = newest.key
 WHERE history.kind = 'delete';
 
--- Written last: the statements above find each key's rows through it.
-DROP INDEX history_by_key;
+-- Last: the statements above find each key's rows through history_by_key,
+-- which goes with the old table.
+DROP TABLE history;
+ALTER TABLE history_chain RENAME TO history;
 
 UPDATE meta SET value = 3 WHERE name = 'schema_version';
 

@@ -105,8 +105,9 @@ final class WriterStatements {
     let rollbackToSavepoint: PreparedStatement
     let setRevision: PreparedStatement
     let upsert: PreparedStatement
-    /// Deletes a property and returns the head of its history chain (NULL
-    /// for a derived key declared without a value: its head is elsewhere).
+    /// The head of an existing key's history chain: its revision, or NULL
+    /// for a derived key declared without a value (its head is elsewhere).
+    let headOfProperty: PreparedStatement
     let delete: PreparedStatement
     /// Appends to history. Run BEFORE the change to `properties`: the row's
     /// `previous` is ?6 when bound, else the key's head as the rule of
@@ -131,12 +132,13 @@ final class WriterStatements {
             INSERT INTO properties (key, value, revision, created, error) VALUES (?1, ?2, ?3, ?3, NULL)
             ON CONFLICT (key) DO UPDATE SET value = excluded.value, revision = excluded.revision, error = NULL
             """)
-        // Not `value IS NULL`: in a DELETE's RETURNING clause SQLite 3.40
-        // answers that wrongly (false for a NULL column); `coalesce` is right.
-        delete = try PreparedStatement(connection, """
-            DELETE FROM properties WHERE key = ?1
-            RETURNING CASE WHEN coalesce(value, error) IS NULL THEN NULL ELSE revision END
+        // Not `DELETE ... RETURNING`: SQLite collects the returned rows in a
+        // temporary table, built anew at each step (and SQLite 3.40 answers
+        // `value IS NULL` wrongly there).
+        headOfProperty = try PreparedStatement(connection, """
+            SELECT CASE WHEN value IS NULL AND error IS NULL THEN NULL ELSE revision END FROM properties WHERE key = ?1
             """)
+        delete = try PreparedStatement(connection, "DELETE FROM properties WHERE key = ?1")
         appendHistory = try PreparedStatement(connection, """
             INSERT INTO history (revision, key, kind, value, error, previous) VALUES (?1, ?2, ?3, ?4, ?5, coalesce(?6,
                 (SELECT revision FROM properties WHERE key = ?2 AND (value IS NOT NULL OR error IS NOT NULL)),

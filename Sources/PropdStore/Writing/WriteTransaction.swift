@@ -98,9 +98,12 @@ public struct WriteTransaction {
     /// Deletes `key`; ``StoreError/noSuchKey(_:)`` when it does not exist.
     public mutating func delete(_ key: Key) throws(StoreError) {
         try run { _ in
+            let headOfProperty = statements.headOfProperty
+            headOfProperty.bind(1, key.rawValue)
+            guard let head = try headOfProperty.optionalInt64() else { throw StoreError.noSuchKey(key) }
             let delete = statements.delete
             delete.bind(1, key.rawValue)
-            guard let head = try delete.optionalInt64() else { throw StoreError.noSuchKey(key) }
+            try delete.execute()
             try appendHistory(key: key, kind: "delete", value: nil, error: nil, previous: head)
             let recordHead = statements.recordDeletedHead
             recordHead.bind(1, key.rawValue)
