@@ -1,4 +1,3 @@
-import GRDB
 import PropdCore
 
 /// Trims history to at least the last `keep` entries of each key, a few keys
@@ -21,8 +20,10 @@ import PropdCore
 /// key. So a trimmed key keeps between `keep` and `keep + threshold - 1` rows
 /// the writer has seen, plus any of the batch being written.
 ///
-/// The counters live in memory: after a restart a key is trimmed again once
-/// it has been written `threshold` more times, walking its chain the first time.
+/// The runs live in memory, a few revisions per key written since opening
+/// (at most `keep / threshold + 1`, 5 by default): after a restart a key is
+/// trimmed again once it has been written `threshold` more times, walking its
+/// chain the first time.
 struct HistoryCompaction {
     let keep: Int
     let threshold: Int
