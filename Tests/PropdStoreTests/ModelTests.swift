@@ -132,11 +132,16 @@ import Testing
     }
 
     /// Submits every request at once, in order, and waits for all outcomes.
-    static func submitAll(_ requests: [WriteRequest], to store: PropertyStore) async -> [Result<Revision, StoreError>] {
+    /// By default without a savepoint when it cannot fail after writing (one
+    /// delete at most), as ``PropertyStore/write(_:)`` runs a request.
+    static func submitAll(
+        _ requests: [WriteRequest], to store: PropertyStore,
+        needsSavepoint: @escaping (WriteRequest) -> Bool = { $0.delete.count > 1 }
+    ) async -> [Result<Revision, StoreError>] {
         await withCheckedContinuation { (continuation: CheckedContinuation<[Result<Revision, StoreError>], Never>) in
             let collected = Mutex([Int: Result<Revision, StoreError>]())
             for (index, request) in requests.enumerated() {
-                store.submit({ tx in try request.apply(to: &tx) }) { result in
+                store.submit({ tx in try request.apply(to: &tx) }, needsSavepoint: needsSavepoint(request)) { result in
                     let outcome = result.map(\.revision).mapError { $0 as? StoreError ?? .closed }
                     let all: [Result<Revision, StoreError>]? = collected.withLock { collected in
                         collected[index] = outcome
