@@ -150,6 +150,21 @@ import Testing
         try expectIntactHistoryChains(dir)
     }
 
+    @Test(.timeLimit(.minutes(1))) func aDamagedChainEndsTheWalkInsteadOfLooping() async throws {
+        let dir = try TemporaryDirectory()
+        let store = try openStore(dir, historyPerKey: 2)
+        let a = key("a")
+        for i in 1...3 { try await store.write(WriteRequest(set: [a: .integer(Int64(i))])) }
+        // Damage the file from outside: the oldest row points at the newest.
+        try await DatabaseQueue(path: dir.databasePath).write { db in
+            try db.execute(sql: "UPDATE history SET previous = 3 WHERE revision = 1 AND key = 'a'")
+        }
+        #expect(try store.history(of: a).map(\.revision) == [3, 2, 1])
+        // Compaction walks it too (a is due after every write): it ends as well.
+        for i in 4...6 { try await store.write(WriteRequest(set: [a: .integer(Int64(i))])) }
+        #expect(try store.history(of: a).first?.revision == 6)
+    }
+
     func historyRowCount(_ dir: TemporaryDirectory, _ key: Key) throws -> Int {
         try DatabaseQueue(path: dir.databasePath).read { db in
             try Int.fetchOne(db, sql: "SELECT count(*) FROM history WHERE key = ?", arguments: [key.rawValue]) ?? -1

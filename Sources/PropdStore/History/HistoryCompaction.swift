@@ -126,7 +126,7 @@ struct HistoryCompaction {
         }
         var row = oldestSeen
         for _ in rows..<keep {
-            guard let older = try previous(of: row, key, statements) else { return nil }
+            guard let older = try previous(of: row, key, statements), older < row else { return nil }
             row = older
         }
         return row
@@ -135,7 +135,7 @@ struct HistoryCompaction {
     /// Ends the key's chain at `cut` and deletes the rows behind it; returns
     /// the newest revision deleted, if any.
     private func removeRows(before cut: Int64, of key: Key, _ statements: CompactionStatements) throws -> Int64? {
-        guard let newest = try previous(of: cut, key, statements) else { return nil }
+        guard let newest = try previous(of: cut, key, statements), newest < cut else { return nil }
         let end = statements.endChain
         end.bind(1, cut)
         end.bind(2, key.rawValue)
@@ -147,6 +147,8 @@ struct HistoryCompaction {
             previousOf.bind(1, revision)
             previousOf.bind(2, key.rawValue)
             guard let older = try previousOf.optionalInt64() else { break }
+            // A chain goes back in time; one that does not is damaged: stop rather than loop.
+            if let older, older >= revision { break }
             let remove = statements.removeRow
             remove.bind(1, revision)
             remove.bind(2, key.rawValue)

@@ -9,7 +9,9 @@ enum HistoryChain {
 
     /// Key ?1's rows below revision ?2, newest first, at most ?3: columns
     /// revision, kind, value, error. The walk goes through the rows at or
-    /// above ?2 without returning them and stops once ?3 rows are found.
+    /// above ?2 without returning them and stops once ?3 rows are found, or
+    /// at a `previous` that does not go back in time (a damaged file must not
+    /// make it loop).
     static let walk = """
         WITH RECURSIVE chain(revision, kind, value, error, previous, found) AS (
             SELECT revision, kind, value, error, previous, revision < ?2 FROM history
@@ -17,7 +19,7 @@ enum HistoryChain {
             UNION ALL
             SELECT h.revision, h.kind, h.value, h.error, h.previous, chain.found + (h.revision < ?2)
             FROM chain JOIN history h ON h.revision = chain.previous AND h.key = ?1
-            WHERE chain.found < ?3
+            WHERE chain.found < ?3 AND chain.previous < chain.revision
         )
         SELECT revision, kind, value, error FROM chain WHERE revision < ?2
         """
