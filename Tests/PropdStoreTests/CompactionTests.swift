@@ -46,6 +46,7 @@ import Testing
         }
         // The cold key (6 changes) was written too rarely to be trimmed below historyPerKey.
         #expect(try store.history(of: key("cold")).count >= min(6, historyPerKey))
+        try expectIntactHistoryChains(dir)
     }
 
     @Test func compactionSurvivesARestartAndKeepsTheHorizon() async throws {

@@ -2,6 +2,7 @@ import Foundation
 import PropdCore
 import PropdStore
 import PropertyBased
+import Synchronization
 import Testing
 
 /// Random sequences of sets, deletes and expectations, run against the store
@@ -93,6 +94,63 @@ import Testing
                 #expect(try store.history(of: k) == model.history[k, default: []], "history of \(k)")
             }
             #expect(try store.changes(after: 0).changeSets == model.changeSets)
+            try expectIntactHistoryChains(dir)
+        }
+    }
+
+    /// The same requests, submitted in groups (so that batches hold several,
+    /// often touching one key several times) into a store keeping 2 changes
+    /// per key: outcomes as the model's, every key's history a newest-first
+    /// prefix of the model's with at least 2 entries, `changes(after:)`
+    /// complete after the horizon, and the chains intact.
+    @Test func storeMatchesModelWhileCompactingBatches() async {
+        await propertyCheck(count: 40, input: Gen.int(in: 0...1_000_000).array(of: 1...60)) { numbers in
+            let dir = try TemporaryDirectory()
+            let store = try openStore(dir, historyPerKey: 2)
+            var model = Model()
+            // Groups of requests submitted at once, a group ending after every
+            // number divisible by 4: batches of many sizes, each trimming.
+            var groups: [[(request: WriteRequest, expected: Result<Revision, StoreError>)]] = [[]]
+            for x in numbers {
+                let request = Self.request(x, model: model)
+                groups[groups.count - 1].append((request, model.apply(request)))
+                if x % 4 == 0 { groups.append([]) }
+            }
+            for group in groups where !group.isEmpty {
+                #expect(await Self.submitAll(group.map(\.request), to: store) == group.map(\.expected))
+            }
+            for k in Self.keys {
+                let kept = try store.history(of: k)
+                let all = model.history[k, default: []]
+                #expect(kept.count >= min(2, all.count), "history of \(k)")
+                #expect(kept == Array(all.prefix(kept.count)), "history of \(k)")
+            }
+            let since = Revision(try store.oldestCompleteRevision().rawValue - 1)
+            #expect(try store.changes(after: since).changeSets == model.changeSets.filter { $0.revision > since })
+            try expectIntactHistoryChains(dir)
+        }
+    }
+
+    /// Submits every request at once, in order, and waits for all outcomes.
+    /// By default without a savepoint when it cannot fail after writing (one
+    /// delete at most), as ``PropertyStore/write(_:)`` runs a request.
+    static func submitAll(
+        _ requests: [WriteRequest], to store: PropertyStore,
+        needsSavepoint: @escaping (WriteRequest) -> Bool = { $0.delete.count > 1 }
+    ) async -> [Result<Revision, StoreError>] {
+        await withCheckedContinuation { (continuation: CheckedContinuation<[Result<Revision, StoreError>], Never>) in
+            let collected = Mutex([Int: Result<Revision, StoreError>]())
+            for (index, request) in requests.enumerated() {
+                store.submit({ tx in try request.apply(to: &tx) }, needsSavepoint: needsSavepoint(request)) { result in
+                    let outcome = result.map(\.revision).mapError { $0 as? StoreError ?? .closed }
+                    let all: [Result<Revision, StoreError>]? = collected.withLock { collected in
+                        collected[index] = outcome
+                        guard collected.count == requests.count else { return nil }
+                        return collected.sorted { $0.key < $1.key }.map(\.value)
+                    }
+                    if let all { continuation.resume(returning: all) }
+                }
+            }
         }
     }
 }

@@ -61,6 +61,23 @@ import Testing
         #expect(try store.history(of: key("a")).count == 1)
     }
 
+    /// A request with one delete runs without a savepoint: a missing key
+    /// fails it before its first write, and its batch neighbours commit.
+    @Test func aMissingSingleDeleteInABatchIsRejectedAloneWithoutTrace() async throws {
+        let dir = try TemporaryDirectory()
+        let store = try openStore(dir)
+        let outcomes = await ModelTests.submitAll([
+            WriteRequest(set: [key("a"): 1]),
+            WriteRequest(set: [key("b"): 2], delete: [key("zz")]),
+            WriteRequest(set: [key("c"): 3]),
+        ], to: store)
+        #expect(outcomes == [.success(1), .failure(.noSuchKey(key("zz"))), .success(2)])
+        #expect(try store.list().properties.map(\.key) == [key("a"), key("c")])
+        #expect(try store.history(of: key("b")) == [])
+        #expect(try store.changes(after: 0).changeSets.map(\.revision) == [1, 2])
+        try expectIntactHistoryChains(dir)
+    }
+
     @Test func expectationsPassWhenRevisionsMatch() async throws {
         let dir = try TemporaryDirectory()
         let store = try openStore(dir)

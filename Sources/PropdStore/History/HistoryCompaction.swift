@@ -1,4 +1,3 @@
-import GRDB
 import PropdCore
 
 /// Trims history to at least the last `keep` entries of each key, a few keys
@@ -11,15 +10,36 @@ import PropdCore
 /// after the horizon is still in history: ``PropertyStore/changes(after:)``
 /// answers completely after it and refuses before it, never with a gap.
 ///
-/// The counters live in memory: after a restart a key is trimmed again once
-/// it has been written `threshold` more times.
+/// History has no index by key: a key's rows form a chain from its newest
+/// row through `previous` (see `schema/003_history_chain.sql`). To find where
+/// to cut without walking `keep` rows each time, the writer remembers, per
+/// key written since the store opened, the revision of the first row of each
+/// run of `threshold` consecutive rows (``Runs``). The cut is the first row of
+/// the newest runs that hold at least `keep` rows; that row becomes the end of
+/// the chain (`previous` = NULL) and the rows behind it are deleted by primary
+/// key. So a trimmed key keeps between `keep` and `keep + threshold - 1` rows
+/// the writer has seen, plus any of the batch being written.
+///
+/// The runs live in memory, a few revisions per key written since opening
+/// (at most `keep / threshold + 1`, 5 by default): after a restart a key is
+/// trimmed again once it has been written `threshold` more times, walking its
+/// chain the first time.
 struct HistoryCompaction {
     let keep: Int
     let threshold: Int
     private(set) var horizon: Revision
-    private var writesSinceTrim: [Key: Int] = [:]
+    private var runs: [Key: Runs] = [:]
     private var due: [Key] = []
     private var dueHead = 0
+
+    /// What the writer has seen of one key's history since the store opened.
+    struct Runs {
+        /// The revision of the first row of each run, oldest first. Every run
+        /// but the last has exactly `threshold` rows.
+        var starts: [Int64] = []
+        var rowsInLast = 0
+        var sinceTrim = 0
+    }
 
     init(keep: Int, horizon: Revision) {
         self.keep = keep
@@ -29,49 +49,52 @@ struct HistoryCompaction {
 
     var pendingKeys: Int { due.count - dueHead }
 
-    /// Counts the committed changes.
+    /// Counts the committed changes: each is one history row of its key.
     mutating func note(_ changeSets: [ChangeSet]) {
         for changeSet in changeSets {
             for change in changeSet.changes {
-                let count = writesSinceTrim[change.key, default: 0] + 1
-                writesSinceTrim[change.key] = count
-                if count == threshold { due.append(change.key) }
+                let becameDue = runs[change.key, default: Runs()].append(changeSet.revision.rawValue, threshold: threshold)
+                if becameDue { due.append(change.key) }
             }
         }
     }
 
     /// The result of trimming inside a transaction that has not committed yet.
     struct Step {
-        var trimmedKeys = 0
+        /// Per trimmed key (in `due` order), how many of its oldest runs went.
+        var removedRuns: [Int] = []
         var horizon: Revision
+        var trimmedKeys: Int { removedRuns.count }
     }
 
     /// Trims up to `limit` due keys in the open transaction.
-    func trim(_ db: Database, limit: Int) throws -> Step {
+    func trim(_ statements: CompactionStatements, limit: Int) throws -> Step {
         var step = Step(horizon: horizon)
         let end = min(due.count, dueHead + limit)
         guard dueHead < end else { return step }
-        let oldestDropped = try db.cachedStatement(
-            sql: "SELECT revision FROM history WHERE key = ?1 ORDER BY revision DESC LIMIT 1 OFFSET ?2")
-        let drop = try db.cachedStatement(sql: "DELETE FROM history WHERE key = ?1 AND revision <= ?2")
         for key in due[dueHead..<end] {
-            if let newestDropped = try Int64.fetchOne(oldestDropped, arguments: [key.rawValue, keep]) {
-                try drop.execute(arguments: [key.rawValue, newestDropped])
-                step.horizon = max(step.horizon, Revision(newestDropped))
+            var removedRuns = 0
+            if let seen = runs[key], let cut = try cut(key, seen, statements, removedRuns: &removedRuns),
+                let newestRemoved = try removeRows(before: cut, of: key, statements)
+            {
+                step.horizon = max(step.horizon, Revision(newestRemoved))
             }
-            step.trimmedKeys += 1
+            let drop = statements.dropStaleDeletedHead
+            drop.bind(1, key.rawValue)
+            try drop.execute()
+            step.removedRuns.append(removedRuns)
         }
         if step.horizon > horizon {
-            try db.cachedStatement(sql: "UPDATE meta SET value = ?1 WHERE name = 'history_horizon'")
-                .execute(arguments: [step.horizon.rawValue])
+            statements.setHorizon.bind(1, step.horizon.rawValue)
+            try statements.setHorizon.execute()
         }
         return step
     }
 
     /// Records a step whose transaction committed.
     mutating func committed(_ step: Step) {
-        for key in due[dueHead..<(dueHead + step.trimmedKeys)] {
-            writesSinceTrim[key] = nil
+        for (key, removed) in zip(due[dueHead..<(dueHead + step.trimmedKeys)], step.removedRuns) {
+            runs[key]?.trimmed(removingRuns: removed)
         }
         dueHead += step.trimmedKeys
         if dueHead > 1024, dueHead * 2 > due.count {
@@ -79,5 +102,86 @@ struct HistoryCompaction {
             dueHead = 0
         }
         horizon = step.horizon
+    }
+
+    // MARK: Internals
+
+    /// The oldest row to keep: the start of the newest runs holding `keep`
+    /// rows, or, when fewer rows were seen since opening, the row found by
+    /// walking the chain on from the oldest seen. `nil` when the key has no
+    /// more than `keep` rows.
+    private func cut(_ key: Key, _ seen: Runs, _ statements: CompactionStatements, removedRuns: inout Int) throws
+        -> Int64?
+    {
+        guard let oldestSeen = seen.starts.first else { return nil }
+        var rows = seen.rowsInLast
+        var index = seen.starts.count - 1
+        while rows < keep, index > 0 {
+            index -= 1
+            rows += threshold
+        }
+        if rows >= keep {
+            removedRuns = index
+            return seen.starts[index]
+        }
+        var row = oldestSeen
+        for _ in rows..<keep {
+            guard let older = try previous(of: row, key, statements), older < row else { return nil }
+            row = older
+        }
+        return row
+    }
+
+    /// Ends the key's chain at `cut` and deletes the rows behind it; returns
+    /// the newest revision deleted, if any.
+    private func removeRows(before cut: Int64, of key: Key, _ statements: CompactionStatements) throws -> Int64? {
+        guard let newest = try previous(of: cut, key, statements), newest < cut else { return nil }
+        let end = statements.endChain
+        end.bind(1, cut)
+        end.bind(2, key.rawValue)
+        try end.execute()
+        var doomed: Int64? = newest
+        while let revision = doomed {
+            // Read before the delete; a missing row (a damaged chain) ends the walk.
+            let previousOf = statements.previousOf
+            previousOf.bind(1, revision)
+            previousOf.bind(2, key.rawValue)
+            guard let older = try previousOf.optionalInt64() else { break }
+            // A chain goes back in time; one that does not is damaged: stop rather than loop.
+            if let older, older >= revision { break }
+            let remove = statements.removeRow
+            remove.bind(1, revision)
+            remove.bind(2, key.rawValue)
+            try remove.execute()
+            doomed = older
+        }
+        return newest
+    }
+
+    /// The revision of the row before `revision` in the key's chain.
+    private func previous(of revision: Int64, _ key: Key, _ statements: CompactionStatements) throws -> Int64? {
+        let previousOf = statements.previousOf
+        previousOf.bind(1, revision)
+        previousOf.bind(2, key.rawValue)
+        return try previousOf.optionalInt64() ?? nil
+    }
+}
+
+extension HistoryCompaction.Runs {
+    /// Notes one new row; returns whether the key just became due.
+    mutating func append(_ revision: Int64, threshold: Int) -> Bool {
+        if starts.isEmpty || rowsInLast == threshold {
+            starts.append(revision)
+            rowsInLast = 1
+        } else {
+            rowsInLast += 1
+        }
+        sinceTrim += 1
+        return sinceTrim == threshold
+    }
+
+    mutating func trimmed(removingRuns removed: Int) {
+        starts.removeFirst(removed)
+        sinceTrim = 0
     }
 }

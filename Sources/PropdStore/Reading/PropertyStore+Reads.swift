@@ -56,14 +56,18 @@ extension PropertyStore {
 
     /// Past changes of `key`, newest first: at most `limit`, only revisions
     /// below `before` when given. Kinds are `set`, `delete` and `error`.
+    ///
+    /// Walks the key's history chain from its newest row (see
+    /// `schema/003_history_chain.sql`) by primary-key lookups, stopping once
+    /// `limit` rows below `before` are found.
     public func history(of key: Key, limit: Int? = nil, before: Revision? = nil) throws(StoreError) -> [Event] {
-        try read { db in
+        // As SQL's LIMIT: 0 is none, a negative limit is no limit.
+        if limit == 0 { return [] }
+        let limit = limit.flatMap { $0 < 0 ? nil : $0 } ?? Int.max
+        return try read { db in
             let rows = try Row.fetchCursor(
-                db.cachedStatement(sql: """
-                    SELECT revision, kind, value, error FROM history
-                    WHERE key = ?1 AND revision < ?2 ORDER BY revision DESC LIMIT ?3
-                    """),
-                arguments: [key.rawValue, before?.rawValue ?? Int64.max, limit ?? -1])
+                db.cachedStatement(sql: HistoryChain.walk),
+                arguments: [key.rawValue, before?.rawValue ?? Int64.max, limit])
             var events: [Event] = []
             while let row = try rows.next() {
                 events.append(try Self.event(key: key.rawValue, row: row, path: path))

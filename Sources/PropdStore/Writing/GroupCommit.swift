@@ -225,7 +225,7 @@ final class GroupCommit: Sendable {
                     statements.setRevision.bind(1, revision.rawValue)
                     try statements.setRevision.execute()
                 }
-                step = try writer.compaction.trim(db, limit: 4 + committed.count / 4)
+                step = try writer.compaction.trim(statements.compaction, limit: 4 + committed.count / 4)
             }
             try statements.commit.execute()
         } catch {

@@ -32,6 +32,14 @@ final class PreparedStatement {
         sqlite3_bind_int64(handle, index, value)
     }
 
+    func bind(_ index: Int32, _ value: Int64?) {
+        guard let value else {
+            sqlite3_bind_null(handle, index)
+            return
+        }
+        sqlite3_bind_int64(handle, index, value)
+    }
+
     func bind(_ index: Int32, _ text: String?) {
         guard var text else {
             sqlite3_bind_null(handle, index)
@@ -95,6 +103,14 @@ extension PreparedStatement {
     func int64() throws(DatabaseError) -> Int64? {
         try withFirstRow { handle in sqlite3_column_int64(handle, 0) }
     }
+
+    /// Runs a query whose first row's first column is an integer or NULL:
+    /// `nil` when there is no row, `.some(nil)` for NULL.
+    func optionalInt64() throws(DatabaseError) -> Int64?? {
+        try withFirstRow { handle in
+            sqlite3_column_type(handle, 0) == SQLITE_NULL ? nil : sqlite3_column_int64(handle, 0)
+        }
+    }
 }
 
 /// The hot-path statements of one writer connection.
@@ -106,9 +122,18 @@ final class WriterStatements {
     let rollbackToSavepoint: PreparedStatement
     let setRevision: PreparedStatement
     let upsert: PreparedStatement
+    /// The head of an existing key's history chain: its revision, or NULL
+    /// for a derived key declared without a value (its head is elsewhere).
+    let headOfProperty: PreparedStatement
     let delete: PreparedStatement
+    /// Appends to history. Run BEFORE the change to `properties`: the row's
+    /// `previous` is ?6 when bound, else the key's head as the rule of
+    /// `schema/003_history_chain.sql` finds it. A second change of the same
+    /// key in the same revision replaces the first row and keeps its `previous`.
     let appendHistory: PreparedStatement
+    let recordDeletedHead: PreparedStatement
     let revisionOfKey: PreparedStatement
+    let compaction: CompactionStatements
 
     init(_ db: Database) throws(DatabaseError) {
         guard let connection = db.sqliteConnection else {
@@ -124,11 +149,24 @@ final class WriterStatements {
             INSERT INTO properties (key, value, revision, created, error) VALUES (?1, ?2, ?3, ?3, NULL)
             ON CONFLICT (key) DO UPDATE SET value = excluded.value, revision = excluded.revision, error = NULL
             """)
+        // Not `DELETE ... RETURNING`: SQLite collects the returned rows in a
+        // temporary table, built anew at each step (and SQLite 3.40 answers
+        // `value IS NULL` wrongly there).
+        headOfProperty = try PreparedStatement(connection, """
+            SELECT CASE WHEN value IS NULL AND error IS NULL THEN NULL ELSE revision END FROM properties WHERE key = ?1
+            """)
         delete = try PreparedStatement(connection, "DELETE FROM properties WHERE key = ?1")
         appendHistory = try PreparedStatement(connection, """
-            INSERT OR REPLACE INTO history (revision, key, kind, value, error) VALUES (?1, ?2, ?3, ?4, ?5)
+            INSERT INTO history (revision, key, kind, value, error, previous) VALUES (?1, ?2, ?3, ?4, ?5, coalesce(?6,
+                (SELECT revision FROM properties WHERE key = ?2 AND (value IS NOT NULL OR error IS NOT NULL)),
+                (SELECT revision FROM deleted_heads WHERE key = ?2)))
+            ON CONFLICT (revision, key) DO UPDATE SET kind = excluded.kind, value = excluded.value, error = excluded.error
+            """)
+        recordDeletedHead = try PreparedStatement(connection, """
+            INSERT INTO deleted_heads (key, revision) VALUES (?1, ?2)
+            ON CONFLICT (key) DO UPDATE SET revision = excluded.revision
             """)
         revisionOfKey = try PreparedStatement(connection, "SELECT revision FROM properties WHERE key = ?1")
+        compaction = try CompactionStatements(connection)
     }
 }
-

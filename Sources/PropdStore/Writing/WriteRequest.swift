@@ -39,12 +39,27 @@ public struct WriteRequest: Sendable, Hashable {
     }
 }
 
+extension WriteRequest {
+    /// Whether ``apply(to:)`` can fail after its first write: only a second
+    /// delete can (its key may be missing). Expectations are checked before
+    /// anything is written, and sets fail only when the storage does (which
+    /// abandons the whole batch anyway).
+    var canFailAfterWriting: Bool { delete.count > 1 }
+}
+
 extension PropertyStore {
     /// Applies a plain request as one revision and returns its change set.
+    /// Runs without a savepoint of its own unless it can fail half-way.
     @discardableResult
     public func write(_ request: WriteRequest) async throws(StoreError) -> ChangeSet {
         do {
-            return try await write { transaction in try request.apply(to: &transaction) }.changeSet
+            return try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<ChangeSet, any Error>) in
+                // Unsafe continuation: `submit` calls its completion exactly once.
+                submit({ transaction in try request.apply(to: &transaction) },
+                       needsSavepoint: request.canFailAfterWriting) { result in
+                    continuation.resume(with: result.map(\.changeSet))
+                }
+            }
         } catch {
             throw StoreError(operating: error, path: path)
         }

@@ -84,12 +84,13 @@ public struct WriteTransaction {
     public mutating func set(_ key: Key, _ value: JSONValue) throws(StoreError) {
         let text = value.jsonString
         try run { _ in
+            // History first: its `previous` is the key's head before this change.
+            try appendHistory(key: key, kind: "set", value: text, error: nil)
             let upsert = statements.upsert
             upsert.bind(1, key.rawValue)
             upsert.bind(2, text)
             upsert.bind(3, revision.rawValue)
             try upsert.execute()
-            try appendHistory(key: key, kind: "set", value: text, error: nil)
         }
         record(.set(key, value))
     }
@@ -97,10 +98,17 @@ public struct WriteTransaction {
     /// Deletes `key`; ``StoreError/noSuchKey(_:)`` when it does not exist.
     public mutating func delete(_ key: Key) throws(StoreError) {
         try run { _ in
+            let headOfProperty = statements.headOfProperty
+            headOfProperty.bind(1, key.rawValue)
+            guard let head = try headOfProperty.optionalInt64() else { throw StoreError.noSuchKey(key) }
             let delete = statements.delete
             delete.bind(1, key.rawValue)
-            guard try delete.execute() > 0 else { throw StoreError.noSuchKey(key) }
-            try appendHistory(key: key, kind: "delete", value: nil, error: nil)
+            try delete.execute()
+            try appendHistory(key: key, kind: "delete", value: nil, error: nil, previous: head)
+            let recordHead = statements.recordDeletedHead
+            recordHead.bind(1, key.rawValue)
+            recordHead.bind(2, revision.rawValue)
+            try recordHead.execute()
         }
         record(.delete(key))
     }
@@ -110,12 +118,14 @@ public struct WriteTransaction {
     public mutating func setError(_ key: Key, _ message: String) throws(StoreError) {
         let revision = self.revision.rawValue
         try run { db in
-            let kept = try String?.fetchOne(db.cachedStatement(sql: """
+            let kept = try String?.fetchOne(
+                db.cachedStatement(sql: "SELECT value FROM properties WHERE key = ?"), arguments: [key.rawValue]) ?? nil
+            // History first: its `previous` is the key's head before this change.
+            try appendHistory(key: key, kind: "error", value: kept, error: message)
+            try db.cachedStatement(sql: """
                 INSERT INTO properties (key, value, revision, created, error) VALUES (?1, NULL, ?2, ?2, ?3)
                 ON CONFLICT (key) DO UPDATE SET revision = excluded.revision, error = excluded.error
-                RETURNING value
-                """), arguments: [key.rawValue, revision, message]) ?? nil
-            try appendHistory(key: key, kind: "error", value: kept, error: message)
+                """).execute(arguments: [key.rawValue, revision, message])
         }
         record(Change(key: key, kind: .error(message)))
     }
@@ -179,13 +189,19 @@ public struct WriteTransaction {
 
     // MARK: Internals
 
-    private func appendHistory(key: Key, kind: String, value: String?, error: String?) throws {
+    /// Appends the change to history, linked to the key's previous row:
+    /// `previous` when the caller knows it, else found by the statement (so
+    /// it must run before `properties` changes).
+    private func appendHistory(
+        key: Key, kind: String, value: String?, error: String?, previous: Int64? = nil
+    ) throws {
         let append = statements.appendHistory
         append.bind(1, revision.rawValue)
         append.bind(2, key.rawValue)
         append.bind(3, kind)
         append.bind(4, value)
         append.bind(5, error)
+        append.bind(6, previous)
         try append.execute()
     }
 

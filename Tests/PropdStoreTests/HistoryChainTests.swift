@@ -1,0 +1,173 @@
+import Foundation
+import GRDB
+import PropdCore
+import PropdStore
+import Testing
+
+/// History as per-key chains (`schema/003_history_chain.sql`): reads, writes
+/// that relink a chain, compaction along it.
+@Suite struct HistoryChainTests {
+    @Test func aKeyDeletedAndSetAgainKeepsOneHistory() async throws {
+        let dir = try TemporaryDirectory()
+        let store = try openStore(dir)
+        let a = key("a")
+        try await store.write(WriteRequest(set: [a: 1]))  // 1
+        try await store.write(WriteRequest(delete: [a]))  // 2
+        try await store.write(WriteRequest(set: [key("b"): 1]))  // 3
+        try await store.write(WriteRequest(set: [a: 4]))  // 4
+        try await store.write(WriteRequest(set: [a: 5], delete: [a]))  // 5: delete then set, one row
+        try await store.write { tx in  // 6: set, delete, set again: one row, the last change
+            try tx.set(a, 60)
+            try tx.delete(a)
+            try tx.set(a, 6)
+        }
+        try await store.write(WriteRequest(delete: [a]))  // 7
+        #expect(try store.history(of: a) == [
+            Event(key: "a", kind: .delete, revision: 7),
+            Event(key: "a", kind: .set, value: 6, revision: 6),
+            Event(key: "a", kind: .set, value: 5, revision: 5),
+            Event(key: "a", kind: .set, value: 4, revision: 4),
+            Event(key: "a", kind: .delete, revision: 2),
+            Event(key: "a", kind: .set, value: 1, revision: 1),
+        ])
+        try expectIntactHistoryChains(dir)
+    }
+
+    @Test func aDerivedKeyDeclaredAgainAfterItsDeleteContinuesItsHistory() async throws {
+        let dir = try TemporaryDirectory()
+        let store = try openStore(dir)
+        let d = key("d")
+        try await store.write { tx in try tx.set(d, 1) }  // 1
+        try await store.write { tx in try tx.delete(d) }  // 2
+        try await store.write { tx in _ = try tx.declareDerived(d) }  // 3: no history
+        #expect(try store.history(of: d).map(\.revision) == [2, 1])
+        try await store.write { tx in try tx.setError(d, "no source") }  // 4
+        try await store.write { tx in try tx.set(d, 5) }  // 5
+        #expect(try store.history(of: d) == [
+            Event(key: "d", kind: .set, value: 5, revision: 5),
+            Event(key: "d", kind: .error, revision: 4, error: "no source"),
+            Event(key: "d", kind: .delete, revision: 2),
+            Event(key: "d", kind: .set, value: 1, revision: 1),
+        ])
+        // Declared and given a value in one revision, after a delete.
+        try await store.write { tx in try tx.delete(d) }  // 6
+        try await store.write { tx in  // 7
+            _ = try tx.declareDerived(d)
+            try tx.set(d, 7)
+        }
+        #expect(try store.history(of: d).map(\.revision) == [7, 6, 5, 4, 2, 1])
+        // A key declared without a value, then deleted (an unbind): only the delete.
+        let e = key("e")
+        try await store.write { tx in _ = try tx.declareDerived(e) }  // 8
+        try await store.write { tx in try tx.delete(e) }  // 9
+        try await store.write { tx in try tx.set(e, 10) }  // 10
+        #expect(try store.history(of: e).map(\.revision) == [10, 9])
+        try expectIntactHistoryChains(dir)
+    }
+
+    @Test func historyWithBeforeAndLimitWalksPastNewerRows() async throws {
+        let dir = try TemporaryDirectory()
+        let store = try openStore(dir)
+        let a = key("a")
+        for i in 1...10 {
+            // a at odd revisions, deleted at 9; b at even ones.
+            if i == 9 {
+                try await store.write(WriteRequest(delete: [a]))
+            } else {
+                try await store.write(WriteRequest(set: [i % 2 == 1 ? a : key("b"): .integer(Int64(i))]))
+            }
+        }
+        try await store.write(WriteRequest(set: [a: 11]))
+        #expect(try store.history(of: a).map(\.revision) == [11, 9, 7, 5, 3, 1])
+        #expect(try store.history(of: a, before: 9).map(\.revision) == [7, 5, 3, 1])
+        #expect(try store.history(of: a, before: 8).map(\.revision) == [7, 5, 3, 1])
+        #expect(try store.history(of: a, limit: 2, before: 8).map(\.revision) == [7, 5])
+        #expect(try store.history(of: a, limit: 1, before: 10).map(\.revision) == [9])
+        #expect(try store.history(of: a, limit: 3).map(\.revision) == [11, 9, 7])
+        #expect(try store.history(of: a, before: 100).map(\.revision) == [11, 9, 7, 5, 3, 1])
+        #expect(try store.history(of: a, before: 1) == [])
+        #expect(try store.history(of: a, limit: 0) == [])
+        #expect(try store.history(of: a, limit: -1).count == 6, "a negative limit is no limit, as SQL's LIMIT")
+        #expect(try store.history(of: key("b"), limit: 2, before: 5).map(\.revision) == [4, 2])
+    }
+
+    @Test func compactionKeepsTheLastEntriesAlongTheChainAlsoAfterARestart() async throws {
+        let dir = try TemporaryDirectory()
+        let a = key("a")
+        do {
+            // keep 4: every write makes `a` due; one write per batch, so each
+            // batch trims to the 4 newest rows it knows, plus its own.
+            let store = try openStore(dir, historyPerKey: 4)
+            for i in 1...20 { try await store.write(WriteRequest(set: [a: .integer(Int64(i))])) }
+            #expect(try store.history(of: a).map(\.revision) == [20, 19, 18, 17, 16])
+            #expect(try store.oldestCompleteRevision() == 16)
+            #expect(try historyRowCount(dir, a) == 5)
+        }
+        // After a restart nothing is remembered: the first trim walks the chain.
+        let store = try openStore(dir, historyPerKey: 4)
+        try await store.write(WriteRequest(set: [a: 21]))
+        try await store.write(WriteRequest(set: [a: 22]))
+        #expect(try store.history(of: a).map(\.revision) == [22, 21, 20, 19, 18])
+        #expect(try historyRowCount(dir, a) == 5)
+        #expect(try store.oldestCompleteRevision() == 18)
+        try expectIntactHistoryChains(dir)
+    }
+
+    @Test func compactionKeepsADeletedKeysChainAndDropsStaleDeletedHeads() async throws {
+        let dir = try TemporaryDirectory()
+        let store = try openStore(dir, historyPerKey: 2)
+        let (a, b) = (key("a"), key("b"))
+        for i in 1...6 { try await store.write(WriteRequest(set: [a: .integer(Int64(i)), b: .integer(Int64(i))])) }
+        try await store.write(WriteRequest(delete: [a, b]))  // 7
+        for i in 8...12 { try await store.write(WriteRequest(set: [b: .integer(Int64(i))])) }
+        // a: deleted, trimmed to its last entries, its chain still found from deleted_heads.
+        #expect(try store.history(of: a).map(\.kind) == [.delete, .set])
+        #expect(try store.history(of: a).first?.revision == 7)
+        // b: set again after its delete and trimmed since: its deleted_heads row went.
+        #expect(try store.history(of: b).map(\.revision) == [12, 11, 10])
+        let deletedHeads = try await DatabaseQueue(path: dir.databasePath).read { db in
+            try String.fetchAll(db, sql: "SELECT key FROM deleted_heads ORDER BY key")
+        }
+        #expect(deletedHeads == ["a"])
+        try expectIntactHistoryChains(dir)
+    }
+
+    @Test func aRolledBackRequestLeavesTheChainsAsTheyWere() async throws {
+        let dir = try TemporaryDirectory()
+        let store = try openStore(dir)
+        let a = key("a")
+        try await store.write(WriteRequest(set: [a: 1]))
+        await #expect(throws: BodyFailed.self) {
+            try await store.write { tx in
+                try tx.set(a, 2)
+                try tx.delete(a)
+                throw BodyFailed()
+            }
+        }
+        // The failed body consumed no revision: this one is 2 again.
+        try await store.write(WriteRequest(set: [a: 2]))
+        #expect(try store.history(of: a).map(\.revision) == [2, 1])
+        try expectIntactHistoryChains(dir)
+    }
+
+    @Test(.timeLimit(.minutes(1))) func aDamagedChainEndsTheWalkInsteadOfLooping() async throws {
+        let dir = try TemporaryDirectory()
+        let store = try openStore(dir, historyPerKey: 2)
+        let a = key("a")
+        for i in 1...3 { try await store.write(WriteRequest(set: [a: .integer(Int64(i))])) }
+        // Damage the file from outside: the oldest row points at the newest.
+        try await DatabaseQueue(path: dir.databasePath).write { db in
+            try db.execute(sql: "UPDATE history SET previous = 3 WHERE revision = 1 AND key = 'a'")
+        }
+        #expect(try store.history(of: a).map(\.revision) == [3, 2, 1])
+        // Compaction walks it too (a is due after every write): it ends as well.
+        for i in 4...6 { try await store.write(WriteRequest(set: [a: .integer(Int64(i))])) }
+        #expect(try store.history(of: a).first?.revision == 6)
+    }
+
+    func historyRowCount(_ dir: TemporaryDirectory, _ key: Key) throws -> Int {
+        try DatabaseQueue(path: dir.databasePath).read { db in
+            try Int.fetchOne(db, sql: "SELECT count(*) FROM history WHERE key = ?", arguments: [key.rawValue]) ?? -1
+        }
+    }
+}
