@@ -40,6 +40,35 @@ import Testing
         #expect(try store.get([key("a"), key("b")]).properties.map { $0?.value } == [1, 2])
     }
 
+    @Test func aBurstOfDeferredWritesIsCommittedOnTheWritersThreadInOrder() async throws {
+        let dir = try TemporaryDirectory()
+        let store = try openStore(dir)
+        let count = 9
+        let revisions = try await withThrowingTaskGroup(of: (Int, Revision).self) { group in
+            let submitted = AsyncStream<Void>.makeStream()
+            var queued = submitted.stream.makeAsyncIterator()
+            for n in 0..<count {
+                group.addTask {
+                    let revision = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Revision, any Error>) in
+                        store.submit({ tx in try tx.set(key("a"), .integer(Int64(n))) }, deferred: true) { result in
+                            continuation.resume(with: result.map(\.revision))
+                        }
+                        submitted.continuation.yield()
+                    }
+                    return (n, revision)
+                }
+                // One at a time, so that they queue in the order of `n`.
+                _ = await queued.next()
+            }
+            store.commitPending()
+            var revisions: [Int: Revision] = [:]
+            for try await (n, revision) in group { revisions[n] = revision }
+            return revisions
+        }
+        #expect((0..<count).map { revisions[$0] } == (1...count).map { Revision(Int64($0)) })
+        #expect(try store.get([key("a")]).properties.first??.value == .integer(Int64(count - 1)))
+    }
+
     @Test func aWriteThatIsNotDeferredTakesTheDeferredOnesBeforeItAlong() async throws {
         let dir = try TemporaryDirectory()
         let store = try openStore(dir)

@@ -43,6 +43,15 @@ final class ConnectionOrder: Sendable {
         if now { start { self.finished(on: connection) } }
     }
 
+    /// Whether the one call running on `connection` is all it has in flight
+    /// (a client waiting for each reply, not one pipelining).
+    func isAlone(on connection: UInt64) -> Bool {
+        connections.withLock { connections in
+            guard let state = connections[connection] else { return false }
+            return state.running == 1 && !state.hasQueue
+        }
+    }
+
     private func finished(on connection: UInt64) {
         let ready: [Start] = connections.withLock { connections in
             guard var state = connections[connection] else { return [] }

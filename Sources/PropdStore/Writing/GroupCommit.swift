@@ -81,26 +81,30 @@ final class GroupCommit: Sendable {
         }
     }
 
-    /// Commits one batch of what is pending on the calling thread, when the
-    /// writer is idle, and answers its callers there. When the writer is
-    /// busy it returns at once: the running drain takes what is pending.
-    /// When more arrived meanwhile, the writer queue's drain carries on, so
-    /// the caller (an event loop) is held for one batch at most, and under
-    /// load the commits run beside the event loops instead of on them.
+    /// Commits what is pending on the calling thread, when the writer is
+    /// idle and at most ``inlineLimit`` requests are pending, and answers
+    /// their callers there. More pending go to the writer queue's drain, so
+    /// the caller (an event loop) goes on reading while they commit; a busy
+    /// writer takes them anyway. A due checkpoint always goes to the writer
+    /// queue.
     func commitPending() {
-        let start = queue.withLock { queue in
-            if queue.draining || queue.pending.isEmpty { return false }
+        enum Start { case none, inline, queue }
+        let start: Start = queue.withLock { queue in
+            if queue.draining || queue.pending.isEmpty { return .none }
             queue.draining = true
-            return true
+            return queue.pending.count <= Self.inlineLimit ? .inline : .queue
         }
-        guard start else { return }
+        switch start {
+        case .none: return
+        case .queue: return startDrain()
+        case .inline: break
+        }
         pool.writeWithoutTransaction { db in
             // Never empty: only the drainer takes, and that is us.
             if let taken = takeBatch(endingDrain: false) {
                 commit(taken.batch, db: db, observer: taken.observer, resumeInline: true)
             }
         }
-        // A due checkpoint runs on the writer queue, not on the caller's thread.
         let more = queue.withLock { queue in
             if queue.pending.isEmpty, !checkpointer.isDue {
                 queue.draining = false
@@ -110,6 +114,12 @@ final class GroupCommit: Sendable {
         }
         if more { startDrain() }
     }
+
+    /// The most pending requests ``commitPending()`` commits on its caller's
+    /// thread. A few requests gain most from skipping two thread hops; a
+    /// burst gains more from committing on the writer's thread while the
+    /// event loop parses the next one (two cores: both get used).
+    static let inlineLimit = 4
 
     /// Refuses new requests; those already queued (deferred ones too) still run.
     func close() {
