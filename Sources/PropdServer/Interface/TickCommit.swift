@@ -6,9 +6,11 @@ import Synchronization
 ///
 /// A write handler submits its request *deferred* and asks for a commit
 /// here; the first request of a tick schedules one task on the loop, which
-/// NIO runs after the tick's I/O, so every write read in that tick (from all
-/// of the loop's connections) shares one transaction, and their replies are
-/// written from the loop that owns their connections, without a thread hop.
+/// NIO runs after the tick's I/O, so the deferred writes read in that tick
+/// (from all of the loop's connections) share one transaction, and their
+/// replies are written from the loop that owns their connections, without a
+/// thread hop. (`PropertyStore.commitPending` hands a burst to the writer's
+/// own thread instead.)
 final class TickCommit: Sendable {
     private let scheduled = Mutex<Set<ObjectIdentifier>>([])
     private let commit: @Sendable () -> Void

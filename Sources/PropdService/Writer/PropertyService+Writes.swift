@@ -65,8 +65,8 @@ extension PropertyService {
                 completion(Self.outcome($0))
             }
         case .bind(let key, let expression, let authorize):
-            submit(Self.bindBody(key, expression: expression, authorize: authorize), deferred: deferred, resumesTask: resumesTask) {
-                result in
+            let body = Self.bindBody(key, expression: expression, authorize: authorize)
+            submit(body, deferred: deferred, resumesTask: resumesTask) { result in
                 completion(Self.outcome(result).map { outcome in
                     var outcome = outcome
                     if case .success(let committed) = result { outcome.sources = committed.value }

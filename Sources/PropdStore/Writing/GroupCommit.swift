@@ -5,9 +5,10 @@ import Synchronization
 /// The single writer. Concurrent requests queue up; whoever finds the writer
 /// idle starts a drain on GRDB's writer queue, which takes everything pending
 /// (up to `maximumBatch`), runs it as ONE SQLite transaction (one fsync), each
-/// request in its own savepoint, commits, tells the observer, resumes the
-/// callers, and loops while requests are pending. No timers: a batch is
-/// whatever arrived while the previous one was being written.
+/// request that could fail half-way in its own savepoint, commits, tells the
+/// observer, resumes the callers, runs a due WAL checkpoint, and loops while
+/// requests are pending. No timers: a batch is whatever arrived while the
+/// previous one was being written.
 ///
 /// A request may also be queued *deferred*: it starts nothing, and the
 /// submitter later calls ``commitPending()``, which commits what is pending
