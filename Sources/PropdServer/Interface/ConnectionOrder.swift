@@ -13,8 +13,10 @@ final class ConnectionOrder: Sendable {
         case write
     }
 
-    /// Starts a call; the call invokes its argument exactly once, when done.
-    typealias Start = @Sendable (_ done: @escaping @Sendable () -> Void) -> Void
+    /// Starts a call; the call invokes `done` exactly once, when done.
+    /// `alone` tells whether it is all the connection has in flight (a
+    /// client waiting for each reply, not one pipelining).
+    typealias Start = @Sendable (_ done: @escaping @Sendable () -> Void, _ alone: Bool) -> Void
 
     private struct Connection {
         var running = 0
@@ -29,32 +31,23 @@ final class ConnectionOrder: Sendable {
 
     /// Runs `start` on `connection` as soon as the calls before it allow.
     func run(_ kind: Kind, on connection: UInt64, _ start: @escaping Start) {
-        let now: Bool = connections.withLock { connections in
+        let now: (start: Bool, alone: Bool) = connections.withLock { connections in
             var state = connections[connection, default: Connection()]
             defer { connections[connection] = state }
             if !state.hasQueue, state.running == 0 || state.runningKind == kind {
                 state.running += 1
                 state.runningKind = kind
-                return true
+                return (true, state.running == 1)
             }
             state.queue.append((kind, start))
-            return false
+            return (false, false)
         }
-        if now { start { self.finished(on: connection) } }
-    }
-
-    /// Whether the one call running on `connection` is all it has in flight
-    /// (a client waiting for each reply, not one pipelining).
-    func isAlone(on connection: UInt64) -> Bool {
-        connections.withLock { connections in
-            guard let state = connections[connection] else { return false }
-            return state.running == 1 && !state.hasQueue
-        }
+        if now.start { start({ self.finished(on: connection) }, now.alone) }
     }
 
     private func finished(on connection: UInt64) {
-        let ready: [Start] = connections.withLock { connections in
-            guard var state = connections[connection] else { return [] }
+        let (ready, alone): ([Start], Bool) = connections.withLock { connections in
+            guard var state = connections[connection] else { return ([], false) }
             state.running -= 1
             var ready: [Start] = []
             if state.running == 0, state.hasQueue {
@@ -72,8 +65,8 @@ final class ConnectionOrder: Sendable {
             }
             // Forget an idle connection.
             connections[connection] = (state.running == 0 && !state.hasQueue) ? nil : state
-            return ready
+            return (ready, ready.count == 1 && !state.hasQueue)
         }
-        for start in ready { start { self.finished(on: connection) } }
+        for start in ready { start({ self.finished(on: connection) }, alone) }
     }
 }

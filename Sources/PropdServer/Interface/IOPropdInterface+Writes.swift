@@ -80,13 +80,13 @@ extension IOPropdInterface {
     /// answers when it is durable (or refused).
     func write(_ operation: WriteOperation, _ connection: VarlinkConnectionContext, _ responder: VarlinkResponder) {
         let eventLoop = connection.eventLoop
-        order.run(.write, on: connection.id) { [service, tickCommit, order] done in
+        order.run(.write, on: connection.id) { [service, tickCommit] done, alone in
             // A lone write on the connection's loop (a client waiting for
             // each reply) waits for the end of the tick and commits there,
             // with the tick's others, without a thread hop. A pipelining
             // client's writes go to the writer's thread, which commits them
             // while this loop reads the next ones.
-            let tick = eventLoop.inEventLoop && order.isAlone(on: connection.id) ? tickCommit : nil
+            let tick = eventLoop.inEventLoop && alone ? tickCommit : nil
             defer { tick?.schedule(on: eventLoop) }
             service.submit(operation, deferred: tick != nil) { result in
                 switch result {

@@ -81,7 +81,7 @@ public struct IOPropdInterface: Sendable {
         _ read: @escaping @Sendable () throws(VarlinkCallError) -> [String: JSONValue]
     ) {
         let eventLoop = connection.eventLoop
-        order.run(.read, on: connection.id) { done in
+        order.run(.read, on: connection.id) { done, _ in
             let answer: @Sendable () -> Void = {
                 do {
                     responder.succeed(try read())
