@@ -53,13 +53,9 @@ extension PropertyStore {
     @discardableResult
     public func write(_ request: WriteRequest) async throws(StoreError) -> ChangeSet {
         do {
-            return try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<ChangeSet, any Error>) in
-                // Unsafe continuation: `submit` calls its completion exactly once.
-                submit({ transaction in try request.apply(to: &transaction) },
-                       needsSavepoint: request.canFailAfterWriting) { result in
-                    continuation.resume(with: result.map(\.changeSet))
-                }
-            }
+            return try await write(
+                { transaction in try request.apply(to: &transaction) }, needsSavepoint: request.canFailAfterWriting
+            ).changeSet
         } catch {
             throw StoreError(operating: error, path: path)
         }
