@@ -143,10 +143,7 @@ struct HistoryCompaction {
         var doomed: Int64? = newest
         while let revision = doomed {
             // Read before the delete; a missing row (a damaged chain) ends the walk.
-            let previousOf = statements.previousOf
-            previousOf.bind(1, revision)
-            previousOf.bind(2, key.rawValue)
-            guard let older = try previousOf.optionalInt64() else { break }
+            guard let older = try previousRow(of: revision, key, statements) else { break }
             // A chain goes back in time; one that does not is damaged: stop rather than loop.
             if let older, older >= revision { break }
             let remove = statements.removeRow
@@ -160,10 +157,16 @@ struct HistoryCompaction {
 
     /// The revision of the row before `revision` in the key's chain.
     private func previous(of revision: Int64, _ key: Key, _ statements: CompactionStatements) throws -> Int64? {
+        try previousRow(of: revision, key, statements) ?? nil
+    }
+
+    /// The row's `previous`: `nil` when there is no such row, `.some(nil)`
+    /// when it is the oldest of its chain.
+    private func previousRow(of revision: Int64, _ key: Key, _ statements: CompactionStatements) throws -> Int64?? {
         let previousOf = statements.previousOf
         previousOf.bind(1, revision)
         previousOf.bind(2, key.rawValue)
-        return try previousOf.optionalInt64() ?? nil
+        return try previousOf.optionalInt64()
     }
 }
 
