@@ -37,6 +37,7 @@ import Testing
         #expect(first.revision == Revision(1))
         #expect(second.revision == Revision(2))
         #expect(store.statistics.batches == 1)
+        #expect(store.statistics.inlineBatches == 1)
         #expect(try store.get([key("a"), key("b")]).properties.map { $0?.value } == [1, 2])
     }
 
@@ -76,6 +77,7 @@ import Testing
         let later = try await store.write(WriteRequest(set: [key("a"): 2]))
         #expect(deferred.revision == Revision(1))
         #expect(later.revision == Revision(2))
+        #expect(store.statistics.inlineBatches == 0)
         #expect(try store.get([key("a")]).properties.first??.value == 2)
         store.commitPending()  // nothing left: a no-op
         #expect(store.revision == Revision(2))

@@ -115,7 +115,12 @@ public enum Daemon {
         } catch {
             logger.error("the write-ahead log was not checkpointed; it is replayed at the next start", metadata: ["error": "\(error)"])
         }
-        logger.notice("stopped", metadata: ["revision": "\(store.revision)"])
+        let writes = store.statistics
+        logger.notice("stopped", metadata: [
+            "revision": "\(store.revision)", "transactions": "\(writes.batches)",
+            "transactions_on_event_loops": "\(writes.inlineBatches)", "requests": "\(writes.requests)",
+            "largest_transaction": "\(writes.largestBatch)", "checkpoints": "\(writes.backgroundCheckpoints)",
+        ])
     }
 }
 

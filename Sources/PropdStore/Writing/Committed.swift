@@ -23,6 +23,9 @@ extension Committed: Sendable where Value: Sendable {}
 public struct WriteStatistics: Sendable, Hashable {
     /// SQLite transactions committed (one fsync each under `full`).
     public var batches: Int = 0
+    /// Of ``batches``, those committed on the submitter's thread (an event
+    /// loop, at the end of its tick) rather than the writer's.
+    public var inlineBatches: Int = 0
     /// Write requests committed (each one revision).
     public var requests: Int = 0
     /// Write requests whose body threw (rolled back alone).

@@ -250,6 +250,7 @@ final class GroupCommit: Sendable {
         state.withLock { state in
             state.revision = revision
             state.statistics.batches += 1
+            if resumeInline { state.statistics.inlineBatches += 1 }
             state.statistics.requests += committed.count
             state.statistics.rejected += rejected
             state.statistics.largestBatch = max(state.statistics.largestBatch, committed.count)

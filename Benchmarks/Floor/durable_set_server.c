@@ -1,0 +1,207 @@
+// The floor of a durable Set server on this machine: the least work a
+// Varlink-style daemon can do per Set and still acknowledge it only once it
+// is committed. One thread, epoll, NUL-framed calls on a Unix socket; the
+// Sets read in one epoll round share one SQLite WAL transaction (an upsert
+// and a history row each, like `sqlite_floor.c`), then every reply is
+// written. No JSON parser (the key is cut out of the frame with strstr), no
+// bindings, no events, no history per key: what is left is the syscalls and
+// the commit that any such server pays. propd-bench drives it like propd:
+//
+//   gcc -O2 durable_set_server.c -lsqlite3 -o floor-server
+//   ./floor-server /tmp/f/s.sock /tmp/f/db NORMAL
+//   propd-bench concurrent --socket /tmp/f/s.sock --connections 16 64
+//
+// GetInfo and Get get a fixed reply (the sequential scenario's comparison
+// figures); Subscribe makes the connection receive an event for every Set
+// (no patterns), written after the round's replies, one write per
+// subscriber, for the Set-to-event and fan-out scenarios.
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#define MAX_CONN 4096
+#define BUF (1 << 16)
+
+typedef struct {
+  int fd;
+  char in[BUF];
+  size_t used;
+  char out[BUF];
+  size_t out_used;
+  int subscriber;
+} conn;
+
+static conn *conns[MAX_CONN];
+static sqlite3 *db;
+static sqlite3_stmt *up, *hi;
+static long long revision;
+static int touched[MAX_CONN], touched_count;
+static int in_transaction;
+static char event_frames[BUF];
+static size_t events_used;
+
+static void queue_reply(conn *c, const char *text) {
+  size_t n = strlen(text) + 1;
+  if (c->out_used + n <= BUF) {
+    memcpy(c->out + c->out_used, text, n);
+    c->out_used += n;
+  }
+}
+
+static void touch(conn *c) {
+  for (int i = 0; i < touched_count; i++)
+    if (touched[i] == c->fd) return;
+  touched[touched_count++] = c->fd;
+}
+
+static void handle_frame(conn *c, char *frame) {
+  if (strstr(frame, "\"io.propd.Set\"")) {
+    char *k = strstr(frame, "\"values\":{\"");
+    if (!k) return;
+    k += 11;
+    char *end = strchr(k, '"');
+    if (!end) return;
+    *end = 0;
+    char *v = end + 2;
+    char *vend = strchr(v, '}');
+    if (!vend) return;
+    if (!in_transaction) {
+      sqlite3_exec(db, "BEGIN", 0, 0, 0);
+      in_transaction = 1;
+    }
+    revision++;
+    sqlite3_bind_text(up, 1, k, -1, SQLITE_STATIC);
+    sqlite3_bind_text(up, 2, v, (int)(vend - v), SQLITE_STATIC);
+    sqlite3_bind_int64(up, 3, revision);
+    sqlite3_step(up);
+    sqlite3_reset(up);
+    sqlite3_bind_int64(hi, 1, revision);
+    sqlite3_bind_text(hi, 2, k, -1, SQLITE_STATIC);
+    sqlite3_bind_text(hi, 3, v, (int)(vend - v), SQLITE_STATIC);
+    sqlite3_step(hi);
+    sqlite3_reset(hi);
+    char reply[64];
+    snprintf(reply, sizeof reply, "{\"parameters\":{\"revision\":%lld}}", revision);
+    queue_reply(c, reply);
+    touch(c);
+    int n = snprintf(event_frames + events_used, BUF - events_used,
+                     "{\"parameters\":{\"event\":{\"kind\":\"set\",\"key\":\"%s\",\"value\":%.*s,\"revision\":%lld}},\"continues\":true}",
+                     k, (int)(vend - v), v, revision);
+    if (n > 0 && events_used + (size_t)n + 1 < BUF) events_used += (size_t)n + 1;
+  } else if (strstr(frame, "\"io.propd.Subscribe\"")) {
+    char synced[128];
+    snprintf(synced, sizeof synced, "{\"parameters\":{\"event\":{\"kind\":\"synced\",\"revision\":%lld}},\"continues\":true}", revision);
+    queue_reply(c, synced);
+    c->subscriber = 1;
+    touch(c);
+  } else if (strstr(frame, "\"org.varlink.service.GetInfo\"")) {
+    queue_reply(c, "{\"parameters\":{\"vendor\":\"floor\",\"product\":\"floor\",\"version\":\"0\",\"url\":\"\",\"interfaces\":[]}}");
+    touch(c);
+  } else {
+    queue_reply(c, "{\"parameters\":{\"properties\":[]}}");
+    touch(c);
+  }
+}
+
+static void readable(conn *c) {
+  ssize_t n = read(c->fd, c->in + c->used, BUF - c->used);
+  if (n <= 0) {
+    if (n < 0 && errno == EAGAIN) return;
+    close(c->fd);
+    conns[c->fd] = NULL;
+    free(c);
+    return;
+  }
+  c->used += (size_t)n;
+  size_t start = 0;
+  for (size_t i = 0; i < c->used; i++) {
+    if (c->in[i] == 0) {
+      handle_frame(c, c->in + start);
+      start = i + 1;
+    }
+  }
+  memmove(c->in, c->in + start, c->used - start);
+  c->used -= start;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 4) {
+    fprintf(stderr, "usage: %s SOCKET DATABASE NORMAL|FULL\n", argv[0]);
+    return 2;
+  }
+  signal(SIGPIPE, SIG_IGN);
+  unlink(argv[1]);
+  remove(argv[2]);
+  sqlite3_open(argv[2], &db);
+  char sql[128];
+  sqlite3_exec(db, "PRAGMA journal_mode=WAL", 0, 0, 0);
+  snprintf(sql, sizeof sql, "PRAGMA synchronous=%s", argv[3]);
+  sqlite3_exec(db, sql, 0, 0, 0);
+  sqlite3_exec(db, "CREATE TABLE p(key TEXT PRIMARY KEY, value BLOB, rev INTEGER);"
+                   "CREATE TABLE h(rev INTEGER PRIMARY KEY, key TEXT, value BLOB);", 0, 0, 0);
+  sqlite3_prepare_v2(db, "INSERT INTO p(key,value,rev) VALUES(?1,?2,?3) ON CONFLICT(key) DO UPDATE SET value=excluded.value, rev=excluded.rev", -1, &up, 0);
+  sqlite3_prepare_v2(db, "INSERT INTO h(rev,key,value) VALUES(?1,?2,?3)", -1, &hi, 0);
+
+  int listener = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0);
+  struct sockaddr_un address = {.sun_family = AF_UNIX};
+  strncpy(address.sun_path, argv[1], sizeof address.sun_path - 1);
+  if (bind(listener, (struct sockaddr *)&address, sizeof address) || listen(listener, 512)) {
+    perror("listen");
+    return 1;
+  }
+  int ep = epoll_create1(0);
+  struct epoll_event ev = {.events = EPOLLIN, .data.fd = listener};
+  epoll_ctl(ep, EPOLL_CTL_ADD, listener, &ev);
+  struct epoll_event events[256];
+  for (;;) {
+    int n = epoll_wait(ep, events, 256, -1);
+    for (int i = 0; i < n; i++) {
+      int fd = events[i].data.fd;
+      if (fd == listener) {
+        int client;
+        while ((client = accept4(listener, NULL, NULL, SOCK_NONBLOCK)) >= 0) {
+          if (client >= MAX_CONN) { close(client); continue; }
+          conns[client] = calloc(1, sizeof(conn));
+          conns[client]->fd = client;
+          struct epoll_event cev = {.events = EPOLLIN, .data.fd = client};
+          epoll_ctl(ep, EPOLL_CTL_ADD, client, &cev);
+        }
+      } else if (conns[fd]) {
+        readable(conns[fd]);
+      }
+    }
+    if (in_transaction) {
+      sqlite3_exec(db, "COMMIT", 0, 0, 0);
+      in_transaction = 0;
+    }
+    // Replies first, then every subscriber gets the round's events.
+    for (int i = 0; i < touched_count; i++) {
+      conn *c = conns[touched[i]];
+      if (c && c->out_used) {
+        ssize_t w = write(c->fd, c->out, c->out_used);
+        (void)w;
+        c->out_used = 0;
+      }
+    }
+    touched_count = 0;
+    if (events_used) {
+      for (int fd = 0; fd < MAX_CONN; fd++) {
+        conn *c = conns[fd];
+        if (c && c->subscriber) {
+          ssize_t w = write(c->fd, event_frames, events_used);
+          (void)w;
+        }
+      }
+      events_used = 0;
+    }
+  }
+}
