@@ -29,7 +29,7 @@ import Testing
             let channel = self.channel
             let connection = VarlinkConnectionContext(
                 id: 1, peer: nil, logger: Logger(label: "test"), eventLoop: channel.eventLoop,
-                closeFuture: channel.closeFuture)
+                mailbox: LoopMailbox(eventLoop: channel.eventLoop), closeFuture: channel.closeFuture)
             try channel.pipeline.syncOperations.addHandlers([
                 reads,
                 ByteToMessageHandler(VarlinkFrameDecoder(maximumMessageSize: configuration.maximumMessageSize)),

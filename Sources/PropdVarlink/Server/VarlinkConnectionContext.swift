@@ -12,6 +12,9 @@ public struct VarlinkConnectionContext: Sendable {
     public let logger: Logger
     /// The event loop the connection lives on (synchronous handlers run on it).
     public let eventLoop: any EventLoop
+    /// Carries work from other threads to ``eventLoop``, batched with the
+    /// loop's other connections' (see ``LoopMailbox``).
+    public let mailbox: LoopMailbox
     /// Completes when the connection is closed: per-connection state kept by
     /// a service (subscription counts...) is released there.
     public let closeFuture: EventLoopFuture<Void>

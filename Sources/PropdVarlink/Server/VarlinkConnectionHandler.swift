@@ -215,7 +215,7 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
             drain()
         case .responding(let body):
             slots.append(.running(method: call.method, oneway: call.oneway))
-            body(call, connection, VarlinkResponder(connection: loopBound, eventLoop: connection.eventLoop, sequence: sequence))
+            body(call, connection, VarlinkResponder(connection: loopBound, mailbox: connection.mailbox, sequence: sequence))
         case .streaming(let body):
             guard let channel = context?.channel else { return }
             let stream = VarlinkReplyStream(connection: loopBound, channel: channel, sequence: sequence)

@@ -8,8 +8,10 @@ import NIOCore
 /// answering stalls the connection's later replies, so every path must answer.
 public struct VarlinkResponder: Sendable {
     let connection: NIOLoopBound<VarlinkConnectionHandler>
-    let eventLoop: any EventLoop
+    let mailbox: LoopMailbox
     let sequence: Int
+
+    var eventLoop: any EventLoop { mailbox.eventLoop }
 
     /// Answers with `parameters`.
     public func succeed(_ parameters: [String: JSONValue]) {
@@ -22,42 +24,33 @@ public struct VarlinkResponder: Sendable {
         deliver(.failure(error))
     }
 
-    private func deliver(_ result: Result<[String: JSONValue], any Error>) {
+    /// Runs `work` on the connection's event loop: at once when called
+    /// there, otherwise through the loop's mailbox, with whatever else other
+    /// threads hand that loop meanwhile.
+    func onEventLoop(_ work: @escaping @Sendable () -> Void) {
         if eventLoop.inEventLoop {
-            connection.value.complete(sequence: sequence, with: result)
+            work()
         } else {
-            let connection = self.connection
-            let sequence = self.sequence
-            eventLoop.execute { connection.value.complete(sequence: sequence, with: result) }
+            mailbox.post(work)
         }
+    }
+
+    private func deliver(_ result: Result<[String: JSONValue], any Error>) {
+        let connection = self.connection
+        let sequence = self.sequence
+        onEventLoop { connection.value.complete(sequence: sequence, with: result) }
     }
 }
 
 extension VarlinkResponder {
-    /// Answers many calls at once with one hop per event loop instead of one
-    /// per call: for a writer that completes a whole group commit together.
+    /// Answers many calls at once (a writer completing a whole group
+    /// commit): each loop's answers reach it together, through its mailbox.
     ///
     /// ```swift
     /// VarlinkResponder.answer(batch.map { ($0.responder, .success(["revision": .integer(revision)])) })
     /// ```
     public static func answer(_ answers: [(VarlinkResponder, Result<[String: JSONValue], any Error>)]) {
-        var byLoop: [ObjectIdentifier: (any EventLoop, [(VarlinkResponder, Result<[String: JSONValue], any Error>)])] = [:]
-        for answer in answers {
-            let loop = answer.0.eventLoop
-            byLoop[ObjectIdentifier(loop), default: (loop, [])].1.append(answer)
-        }
-        for (loop, group) in byLoop.values {
-            if loop.inEventLoop {
-                for (responder, result) in group {
-                    responder.connection.value.complete(sequence: responder.sequence, with: result)
-                }
-            } else {
-                loop.execute {
-                    for (responder, result) in group {
-                        responder.connection.value.complete(sequence: responder.sequence, with: result)
-                    }
-                }
-            }
-        }
+        for (responder, result) in answers { responder.deliver(result) }
     }
 }
+

@@ -49,6 +49,7 @@ public final class VarlinkServer: Sendable {
     public let configuration: VarlinkServerConfiguration
     let registry: VarlinkRegistry
     private let group: any EventLoopGroup
+    private let mailboxes: LoopMailboxes
     private let logger: Logger
     private let state = NIOLockedValueBox(State())
 
@@ -81,6 +82,7 @@ public final class VarlinkServer: Sendable {
         self.configuration = configuration
         self.registry = try VarlinkRegistry(info: info, interfaces: interfaces)
         self.group = eventLoopGroup
+        self.mailboxes = LoopMailboxes(eventLoopGroup)
         self.logger = logger
     }
 
@@ -225,11 +227,13 @@ public final class VarlinkServer: Sendable {
         }
         var connectionLogger = logger
         connectionLogger[metadataKey: "varlink.connection"] = "\(id)"
+        let mailbox = mailboxes.mailbox(for: channel.eventLoop)
         return VarlinkPeerCredentials.read(from: channel).flatMapThrowing { [connectionLogger] peer in
             var logger = connectionLogger
             if let peer { logger[metadataKey: "varlink.peer"] = "\(peer)" }
             let connection = VarlinkConnectionContext(
-                id: id, peer: peer, logger: logger, eventLoop: channel.eventLoop, closeFuture: channel.closeFuture)
+                id: id, peer: peer, logger: logger, eventLoop: channel.eventLoop,
+                mailbox: mailbox, closeFuture: channel.closeFuture)
             try channel.pipeline.syncOperations.addHandlers([
                 ByteToMessageHandler(VarlinkFrameDecoder(maximumMessageSize: configuration.maximumMessageSize)),
                 VarlinkMessageEncoder(),

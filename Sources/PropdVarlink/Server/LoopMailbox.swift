@@ -1,0 +1,64 @@
+public import NIOCore
+import Synchronization
+
+/// Work handed to one event loop from other threads, carried over by one
+/// task per burst instead of one task per item.
+///
+/// A writer that commits a batch answers many calls on the same loop's
+/// connections at once. One `EventLoop.execute` per answer would take the
+/// loop's task lock each time, and could wake the loop with a syscall each
+/// time. Here only the first post of a burst schedules a task. Later posts
+/// append to it until it runs, and it runs them all in posting order.
+public final class LoopMailbox: Sendable {
+    /// The loop the work runs on.
+    public let eventLoop: any EventLoop
+    private let pending = Mutex(Pending())
+
+    private struct Pending {
+        var work: [@Sendable () -> Void] = []
+        var scheduled = false
+    }
+
+    public init(eventLoop: any EventLoop) {
+        self.eventLoop = eventLoop
+    }
+
+    /// Runs `work` on the loop after everything posted before it.
+    public func post(_ work: @escaping @Sendable () -> Void) {
+        let schedule = pending.withLock { pending in
+            pending.work.append(work)
+            if pending.scheduled { return false }
+            pending.scheduled = true
+            return true
+        }
+        if schedule { eventLoop.execute { self.deliver() } }
+    }
+
+    private func deliver() {
+        let work = pending.withLock { pending in
+            pending.scheduled = false
+            var taken: [@Sendable () -> Void] = []
+            swap(&taken, &pending.work)
+            return taken
+        }
+        for item in work { item() }
+    }
+}
+
+/// One mailbox per loop of a group, made once, so all of a loop's
+/// connections share theirs.
+struct LoopMailboxes: Sendable {
+    private let byLoop: [ObjectIdentifier: LoopMailbox]
+
+    init(_ group: any EventLoopGroup) {
+        var byLoop: [ObjectIdentifier: LoopMailbox] = [:]
+        for loop in group.makeIterator() { byLoop[ObjectIdentifier(loop)] = LoopMailbox(eventLoop: loop) }
+        self.byLoop = byLoop
+    }
+
+    /// The loop's mailbox; a loop outside the group (never, with NIO's
+    /// bootstraps) gets one of its own.
+    func mailbox(for loop: any EventLoop) -> LoopMailbox {
+        byLoop[ObjectIdentifier(loop)] ?? LoopMailbox(eventLoop: loop)
+    }
+}

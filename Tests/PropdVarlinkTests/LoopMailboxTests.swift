@@ -1,0 +1,51 @@
+import NIOCore
+import NIOEmbedded
+import NIOPosix
+import PropdVarlink
+import Synchronization
+import Testing
+
+/// Work posted from other threads reaches the loop in order, one task per burst.
+@Suite struct LoopMailboxTests {
+    @Test func postsRunOnTheLoopOnlyWhenItRunsAndInPostingOrder() {
+        let loop = EmbeddedEventLoop()
+        let mailbox = LoopMailbox(eventLoop: loop)
+        let ran = Mutex<[Int]>([])
+        for n in 1...3 { mailbox.post { ran.withLock { $0.append(n) } } }
+        #expect(ran.withLock { $0 } == [])
+        loop.run()
+        #expect(ran.withLock { $0 } == [1, 2, 3])
+        // The burst is over: the next post schedules a task of its own.
+        mailbox.post { ran.withLock { $0.append(4) } }
+        #expect(ran.withLock { $0 } == [1, 2, 3])
+        loop.run()
+        #expect(ran.withLock { $0 } == [1, 2, 3, 4])
+    }
+
+    @Test func postsFromAnotherThreadAllRunOnTheLoopInOrder() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let loop = group.next()
+        let mailbox = LoopMailbox(eventLoop: loop)
+        let ran = Mutex<(order: [Int], offLoop: Int)>(([], 0))
+        let count = 10_000
+        try await withTimeout {
+            await withCheckedContinuation { (finished: CheckedContinuation<Void, Never>) in
+                // Posted from a thread of the concurrency pool, never the loop.
+                for n in 0..<count {
+                    mailbox.post {
+                        let last = ran.withLock { ran in
+                            ran.order.append(n)
+                            if !loop.inEventLoop { ran.offLoop += 1 }
+                            return ran.order.count == count
+                        }
+                        if last { finished.resume() }
+                    }
+                }
+            }
+        }
+        let result = ran.withLock { $0 }
+        #expect(result.order == Array(0..<count))
+        #expect(result.offLoop == 0)
+        try await group.shutdownGracefully()
+    }
+}
