@@ -121,8 +121,10 @@ final class SubscriptionPump: Sendable {
         schedule()
     }
 
+    /// Drains on the loop after its current work, with the other streams
+    /// the same publish woke there (one task per loop, see `LoopMailbox`).
     private func schedule() {
-        stream.eventLoop.execute { self.drain() }
+        stream.mailbox.post { self.drain() }
     }
 
     /// Runs on the event loop only, so never twice at once.

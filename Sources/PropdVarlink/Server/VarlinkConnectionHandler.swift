@@ -218,7 +218,7 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
             body(call, connection, VarlinkResponder(connection: loopBound, mailbox: connection.mailbox, sequence: sequence))
         case .streaming(let body):
             guard let channel = context?.channel else { return }
-            let stream = VarlinkReplyStream(connection: loopBound, channel: channel, sequence: sequence)
+            let stream = VarlinkReplyStream(connection: loopBound, channel: channel, mailbox: connection.mailbox, sequence: sequence)
             slots.append(.streaming(stream, oneway: call.oneway))
             streamActive = true
             body(call, connection, stream)

@@ -24,6 +24,9 @@ import NIOConcurrencyHelpers
 public final class VarlinkReplyStream: Sendable {
     private let connection: NIOLoopBound<VarlinkConnectionHandler>
     private let channel: any Channel
+    /// The connection's loop's mailbox: a writer publishing one event to
+    /// many streams hands each loop one task, not one per stream.
+    public let mailbox: LoopMailbox
     let sequence: Int
     private let state = NIOLockedValueBox(State())
 
@@ -33,9 +36,10 @@ public final class VarlinkReplyStream: Sendable {
         var onWritabilityChange: (@Sendable (Bool) -> Void)?
     }
 
-    init(connection: NIOLoopBound<VarlinkConnectionHandler>, channel: any Channel, sequence: Int) {
+    init(connection: NIOLoopBound<VarlinkConnectionHandler>, channel: any Channel, mailbox: LoopMailbox, sequence: Int) {
         self.connection = connection
         self.channel = channel
+        self.mailbox = mailbox
         self.sequence = sequence
     }
 
@@ -104,9 +108,7 @@ public final class VarlinkReplyStream: Sendable {
         if channel.eventLoop.inEventLoop {
             connection.value.streamSend(sequence: sequence, messages: messages, final: final)
         } else {
-            channel.eventLoop.execute {
-                connection.value.streamSend(sequence: sequence, messages: messages, final: final)
-            }
+            mailbox.post { connection.value.streamSend(sequence: sequence, messages: messages, final: final) }
         }
     }
 
