@@ -146,3 +146,28 @@ def test_cli_streaming_subscribe(propd):
     finally:
         proc.kill()
         proc.wait(timeout=30)
+
+
+def test_another_process_reads_and_backs_up_the_live_database(propd, tmp_path):
+    """An admin's sqlite3 may read the database while propd runs, and copy
+    it with SQLite's online backup; only propd writes it."""
+    import sqlite3
+
+    with varlink.Client(address=propd.address) as client, client.open("io.propd") as con:
+        first = con.Set({"room.temp": 21.5})["revision"]
+        reader = sqlite3.connect(f"file:{propd.database}?mode=ro", uri=True)
+        try:
+            assert reader.execute("SELECT value, revision FROM properties WHERE key = 'room.temp'").fetchall() == [
+                ("21.5", first)
+            ]
+            # A write acknowledged after the reader opened is visible to its next read.
+            second = con.Set({"room.temp": 22})["revision"]
+            assert reader.execute("SELECT value FROM properties WHERE key = 'room.temp'").fetchall() == [("22",)]
+            copy = sqlite3.connect(tmp_path / "copy.db")
+            reader.backup(copy)
+            assert copy.execute("SELECT revision FROM history ORDER BY revision").fetchall() == [(first,), (second,)]
+            copy.close()
+        finally:
+            reader.close()
+        # propd carries on writing after the reader is gone.
+        assert con.Set({"room.temp": 23})["revision"] == second + 1
