@@ -53,4 +53,3 @@ extension VarlinkResponder {
         for (responder, result) in answers { responder.deliver(result) }
     }
 }
-
