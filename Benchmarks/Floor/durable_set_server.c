@@ -4,8 +4,8 @@
 // Sets read in one epoll round share one SQLite WAL transaction (an upsert
 // and a history row each, like `sqlite_floor.c`), then every reply is
 // written. No JSON parser (the key is cut out of the frame with strstr), no
-// bindings, no events, no history per key: what is left is the syscalls and
-// the commit that any such server pays. propd-bench drives it like propd:
+// bindings, no patterns, no history per key, no limits: what is left is the
+// syscalls and the commit that any such server pays. propd-bench drives it like propd:
 //
 //   gcc -O2 durable_set_server.c -lsqlite3 -o floor-server
 //   ./floor-server /tmp/f/s.sock /tmp/f/db NORMAL
