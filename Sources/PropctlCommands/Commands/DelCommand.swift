@@ -35,10 +35,6 @@ struct DelCommand: AsyncParsableCommand {
         let revision = try await global.withClient { client throws(PropdClientError) in
             try await client.delete(keys, expect: expectations)
         }
-        if global.json {
-            WireJSON.print(WireJSON.revision(revision))
-        } else {
-            StandardStreams.out("\(revision)\n")
-        }
+        global.printRevision(revision)
     }
 }

@@ -52,10 +52,6 @@ struct SetCommand: AsyncParsableCommand {
         let revision = try await global.withClient { client throws(PropdClientError) in
             try await client.set(values, expect: expectations)
         }
-        if global.json {
-            WireJSON.print(WireJSON.revision(revision))
-        } else {
-            StandardStreams.out("\(revision)\n")
-        }
+        global.printRevision(revision)
     }
 }

@@ -23,10 +23,6 @@ struct UnbindCommand: AsyncParsableCommand {
         let revision = try await global.withClient { client throws(PropdClientError) in
             try await client.unbind(key)
         }
-        if global.json {
-            WireJSON.print(WireJSON.revision(revision))
-        } else {
-            StandardStreams.out("\(revision)\n")
-        }
+        global.printRevision(revision)
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import PropdClient
+import PropdCore
 
 /// The options every command takes: where the daemon is, and whether to
 /// print machine output.
@@ -37,6 +38,16 @@ struct GlobalOptions: ParsableArguments {
         } catch {
             await client.close()
             throw PropctlFailure(error, socket: socketChoice)
+        }
+    }
+
+    /// Prints the revision a write became: `{"revision": N}` with `--json`,
+    /// else the bare number (what set, del and unbind answer).
+    func printRevision(_ revision: Revision) {
+        if json {
+            WireJSON.print(WireJSON.revision(revision))
+        } else {
+            StandardStreams.out("\(revision)\n")
         }
     }
 }
