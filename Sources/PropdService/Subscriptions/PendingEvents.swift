@@ -88,27 +88,21 @@ struct PendingEvents {
     /// kept (a consumer that keeps up would otherwise free and reallocate it
     /// for every event); a large one is given back.
     private mutating func reset() {
-        if items.capacity <= 128 {
-            items.removeAll(keepingCapacity: true)
-        } else {
-            items = []
-        }
+        clear(keepingCapacity: items.capacity <= 128)
+    }
+
+    mutating func removeAll() {
+        clear(keepingCapacity: false)
+    }
+
+    private mutating func clear(keepingCapacity: Bool) {
+        items.removeAll(keepingCapacity: keepingCapacity)
         head = 0
         base = 0
         holes = 0
         count = 0
         bytes = 0
         if latestByKey?.isEmpty == false { latestByKey = [:] }
-    }
-
-    mutating func removeAll() {
-        items = []
-        head = 0
-        base = 0
-        holes = 0
-        count = 0
-        bytes = 0
-        if latestByKey != nil { latestByKey = [:] }
     }
 
     private mutating func skipHoles() {

@@ -28,9 +28,7 @@ struct Diamond {
             while !replied || events == 0 {
                 try poller.wait(timeout: 5000) { (index: Int) throws(BenchError) in
                     if index == 0 {
-                        var failed = false
-                        if try writer.receive({ if $0.isError { failed = true } }) > 0 { replied = true }
-                        if failed { throw BenchError("Set failed") }
+                        if try writer.receiveSetReplies() { replied = true }
                         return
                     }
                     let count = try listener.receiveCount()

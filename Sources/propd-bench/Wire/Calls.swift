@@ -59,6 +59,15 @@ extension RawConnection {
         }
     }
 
+    /// Reads what has arrived of Set replies; true when at least one came.
+    /// - Throws: when one of them is an error.
+    func receiveSetReplies() throws(BenchError) -> Bool {
+        var failed = false
+        let replies = try receive { if $0.isError { failed = true } }
+        if failed { throw BenchError("Set failed") }
+        return replies > 0
+    }
+
     /// Sends Subscribe and waits for its `synced` event.
     func subscribe(_ pattern: String) throws(BenchError) {
         try send(Calls.subscribe(pattern))
