@@ -30,6 +30,12 @@ let package = Package(
         // propd.conf: YAML, because every node carries its line and column, so
         // unknown keys and bad values are reported at FILE:LINE:COLUMN.
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        // etcd's v3 API over gRPC (the cluster store): code generated once from
+        // etcd's .proto files by scripts/generate-etcd-protos.
+        .package(url: "https://github.com/grpc/grpc-swift-2", from: "2.4.3"),
+        .package(url: "https://github.com/grpc/grpc-swift-nio-transport", from: "2.9.2"),
+        .package(url: "https://github.com/grpc/grpc-swift-protobuf", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0"),
     ],
     targets: [
         // The JSON value type and its byte-level codec: shared by the values
@@ -192,6 +198,49 @@ let package = Package(
             dependencies: ["PropdCore", "PropdTestSupport"],
             swiftSettings: strictSwift6
         ),
+        // etcd: the generated v3 API (messages and gRPC clients), nothing else.
+        .target(
+            name: "EtcdAPI",
+            dependencies: [
+                .product(name: "GRPCCore", package: "grpc-swift-2"),
+                .product(name: "GRPCProtobuf", package: "grpc-swift-protobuf"),
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+            ],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        // An etcd client over several endpoints: KV, txn, watch, leases,
+        // elections, typed errors. Knows etcd, nothing of propd's domain.
+        .target(
+            name: "PropdEtcd",
+            dependencies: [
+                "EtcdAPI",
+                .product(name: "GRPCCore", package: "grpc-swift-2"),
+                .product(name: "GRPCNIOTransportHTTP2Posix", package: "grpc-swift-nio-transport"),
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+            ],
+            swiftSettings: strictSwift6
+        ),
+        // PropdEtcd's latency and throughput against a real etcd.
+        .executableTarget(
+            name: "propd-etcd-bench",
+            dependencies: [
+                "PropdEtcd",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strictSwift6
+        ),
+        // A real three-member etcd cluster on loopback ports, stopped by PID.
+        .target(
+            name: "EtcdTestSupport",
+            path: "Tests/Support/EtcdTestSupport",
+            swiftSettings: strictSwift6
+        ),
+        .testTarget(
+            name: "PropdEtcdTests",
+            dependencies: ["PropdEtcd", "EtcdTestSupport", .product(name: "GRPCCore", package: "grpc-swift-2")],
+            swiftSettings: strictSwift6
+        ),
+
         .testTarget(
             name: "IntegrationTests",
             dependencies: ["PropdClient", "PropdCore", "PropdVarlink", "PropdTestSupport"],

@@ -1,0 +1,92 @@
+import EtcdAPI
+import Foundation
+import GRPCCore
+
+/// Proof of leadership in an election: the campaigner's key, which
+/// transactions can compare against to act only while still leading.
+public struct EtcdLeaderKey: Sendable, Hashable {
+    public var name: [UInt8]
+    public var key: [UInt8]
+    /// The key's create revision: `EtcdCompare(.key(key), .equal,
+    /// .createRevision(revision))` holds exactly while this leadership lasts.
+    public var revision: Int64
+    public var lease: Int64
+
+    init(_ key: V3electionpb_LeaderKey) {
+        name = Array(key.name)
+        self.key = Array(key.key)
+        revision = key.rev
+        lease = key.lease
+    }
+
+    var message: V3electionpb_LeaderKey {
+        var key = V3electionpb_LeaderKey()
+        key.name = Data(name)
+        key.key = Data(self.key)
+        key.rev = revision
+        key.lease = lease
+        return key
+    }
+}
+
+/// etcd's election service (`v3election`): one leader per election name,
+/// held by a lease; when the leader's lease ends the next campaigner leads.
+///
+/// ```swift
+/// let lease = try await etcd.grantLease(ttl: 5)
+/// group.addTask { try await etcd.keepAlive(lease) }
+/// let leadership = try await etcd.campaign(Array("/propd/timers".utf8), lease: lease.id, value: Array("node-a".utf8))
+/// // ... lead; guard writes with EtcdCompare(.key(leadership.key), .equal, .createRevision(leadership.revision))
+/// try await etcd.resign(leadership)
+/// ```
+extension EtcdClient {
+    /// Waits until this lease leads the election, then returns its leader key.
+    /// Survives member failures (a campaign on the same lease resumes).
+    public func campaign(_ name: [UInt8], lease: Int64, value: [UInt8]) async throws -> EtcdLeaderKey {
+        var request = V3electionpb_CampaignRequest()
+        request.name = Data(name)
+        request.lease = lease
+        request.value = Data(value)
+        var options = CallOptions.defaults
+        options.waitForReady = false
+        // Campaigning again with the same lease finds its own key: safe to replay.
+        let response = try await withFailover(.safe) { member in
+            try await member.election.campaign(request, metadata: EtcdMember.requireLeader, options: options)
+        }
+        return EtcdLeaderKey(response.leader)
+    }
+
+    /// The current leader's key and value, or nil when nobody leads.
+    public func leader(_ name: [UInt8]) async throws -> EtcdKeyValue? {
+        var request = V3electionpb_LeaderRequest()
+        request.name = Data(name)
+        do {
+            let response = try await withFailover(.safe) { member in
+                try await member.election.leader(request, metadata: EtcdMember.requireLeader, options: callOptions)
+            }
+            return response.hasKv ? EtcdKeyValue(response.kv) : nil
+        } catch let error as EtcdError where error.message == "election: no leader" {
+            return nil
+        }
+    }
+
+    /// Replaces the value the leader announces, while it still leads
+    /// (else ``EtcdError/Code/notLeader``).
+    public func proclaim(_ leadership: EtcdLeaderKey, value: [UInt8]) async throws {
+        var request = V3electionpb_ProclaimRequest()
+        request.leader = leadership.message
+        request.value = Data(value)
+        _ = try await withFailover(.safe) { member in
+            try await member.election.proclaim(request, metadata: EtcdMember.requireLeader, options: callOptions)
+        }
+    }
+
+    /// Gives up leadership so the next campaigner leads at once.
+    public func resign(_ leadership: EtcdLeaderKey) async throws {
+        var request = V3electionpb_ResignRequest()
+        request.leader = leadership.message
+        _ = try await withFailover(.safe) { member in
+            try await member.election.resign(request, metadata: EtcdMember.requireLeader, options: callOptions)
+        }
+    }
+}

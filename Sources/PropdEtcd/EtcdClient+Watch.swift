@@ -1,0 +1,132 @@
+import EtcdAPI
+import GRPCCore
+import Synchronization
+
+extension EtcdClient {
+    /// Watches a key or a range from `startRevision` (inclusive; 0 for "from
+    /// now"), calling `onUpdate` with every change in revision order, until
+    /// the task is cancelled or `onUpdate` throws.
+    ///
+    /// ```swift
+    /// try await etcd.watch(.prefix(Array("/app/".utf8)), from: lastSeen + 1) { update in
+    ///     if case .events(let events) = update {
+    ///         for event in events { lastSeen = event.keyValue.modRevision }
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// When the member serving the watch dies or loses its leader, the watch
+    /// moves to another member and resumes after the last revision delivered,
+    /// so nothing is skipped or repeated; it keeps trying for as long as the
+    /// cluster is unreachable. When etcd has compacted past the revision the
+    /// watch needs, it throws ``EtcdError/Code/compacted`` with
+    /// `compactRevision`: re-read the range at the current revision, then
+    /// watch from there.
+    ///
+    /// - Parameter progressNotify: ask etcd for a `.progress` update after
+    ///   a quiet spell (etcd's `--experimental-watch-progress-notify-interval`,
+    ///   10 minutes by default).
+    public func watch(
+        _ keys: EtcdKeyRange,
+        from startRevision: Int64,
+        previousValues: Bool = false,
+        progressNotify: Bool = false,
+        onUpdate: @escaping @Sendable (EtcdWatchUpdate) async throws -> Void
+    ) async throws -> Never {
+        let position = WatchPosition(startRevision)
+        var pause = Duration.milliseconds(50)
+        while true {
+            for member in memberOrder() {
+                do {
+                    try await watchOnce(
+                        member, keys, position: position, previousValues: previousValues,
+                        progressNotify: progressNotify, onUpdate: onUpdate)
+                } catch {
+                    switch EtcdFailure(error) {
+                    case .cancelled: throw CancellationError()
+                    case .final(let error): throw error
+                    case .notApplied, .maybeApplied: break  // next member
+                    }
+                }
+                if Task.isCancelled { throw CancellationError() }
+            }
+            // Every member failed: the cluster is down or electing. A watch
+            // waits it out rather than failing its subscribers.
+            try await Task.sleep(for: pause)
+            pause = min(pause * 2, .seconds(1))
+        }
+    }
+
+    /// One watch stream on one member; returns or throws when it ends.
+    private func watchOnce(
+        _ member: EtcdMember,
+        _ keys: EtcdKeyRange,
+        position: WatchPosition,
+        previousValues: Bool,
+        progressNotify: Bool,
+        onUpdate: @escaping @Sendable (EtcdWatchUpdate) async throws -> Void
+    ) async throws {
+        var create = Etcdserverpb_WatchCreateRequest()
+        create.key = .init(keys.key)
+        create.rangeEnd = .init(keys.rangeEnd)
+        create.startRevision = position.next
+        create.prevKv = previousValues
+        create.progressNotify = progressNotify
+        let request = Etcdserverpb_WatchRequest.with { $0.createRequest = create }
+        var options = CallOptions.defaults
+        options.waitForReady = false
+        try await member.watch.watch(
+            metadata: EtcdMember.requireLeader,
+            options: options,
+            requestProducer: { writer in
+                try await writer.write(request)
+                // etcd ends the watch when the client closes its side, so the
+                // request side stays open until the response side is done
+                // (which cancels this producer).
+                try await Task.sleep(for: .seconds(365 * 86_400))
+            },
+            onResponse: { response in
+                for try await message in response.messages {
+                    if let update = try position.advance(by: message) {
+                        try await onUpdate(update)
+                    }
+                }
+            })
+    }
+}
+
+/// The next revision a watch needs: one past the last it delivered.
+private final class WatchPosition: Sendable {
+    private let nextRevision: Mutex<Int64>
+
+    init(_ start: Int64) { nextRevision = Mutex(start) }
+
+    var next: Int64 { nextRevision.withLock { $0 } }
+
+    /// Reads one response: the update to deliver, if any, and where to resume.
+    func advance(by response: Etcdserverpb_WatchResponse) throws -> EtcdWatchUpdate? {
+        if response.compactRevision > 0 {
+            throw EtcdError(
+                .compacted,
+                "the watch needs revision \(next), compacted up to \(response.compactRevision)",
+                compactRevision: response.compactRevision)
+        }
+        if response.canceled {
+            // e.g. "etcdserver: no leader": the member lost its quorum.
+            throw RPCError(code: .unavailable, message: response.cancelReason)
+        }
+        return nextRevision.withLock { next in
+            if response.created {
+                // From "now": the watch starts after the revision it was created at.
+                if next == 0 { next = response.header.revision + 1 }
+                return nil
+            }
+            guard let last = response.events.last else {
+                next = max(next, response.header.revision + 1)
+                return .progress(revision: response.header.revision)
+            }
+            next = last.kv.modRevision + 1
+            return .events(response.events.map(EtcdEvent.init))
+        }
+    }
+}

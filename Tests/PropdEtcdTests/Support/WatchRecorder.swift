@@ -1,0 +1,73 @@
+import PropdEtcd
+
+/// Runs a watch in the background and hands its updates to the test in
+/// order, each awaited with a timeout.
+final class WatchRecorder: Sendable {
+    private let updates: AsyncStream<EtcdWatchUpdate>
+    private let continuation: AsyncStream<EtcdWatchUpdate>.Continuation
+    private let task: Task<Void, any Error>
+
+    struct TimedOut: Error, CustomStringConvertible {
+        var waitingFor: String
+        var description: String { "timed out waiting for \(waitingFor)" }
+    }
+
+    init(_ etcd: EtcdClient, _ keys: EtcdKeyRange, from revision: Int64, progressNotify: Bool = false) {
+        (updates, continuation) = AsyncStream.makeStream(of: EtcdWatchUpdate.self)
+        let continuation = continuation
+        task = Task {
+            defer { continuation.finish() }
+            try await etcd.watch(keys, from: revision, progressNotify: progressNotify) { update in
+                continuation.yield(update)
+            }
+        }
+    }
+
+    /// Collects events until `count` have arrived (or the timeout passes).
+    func events(_ count: Int, timeout: Duration = .seconds(60)) async throws -> [EtcdEvent] {
+        let updates = self.updates
+        return try await withDeadline(timeout, waitingFor: "\(count) watch events") {
+            var events: [EtcdEvent] = []
+            for await update in updates {
+                if case .events(let batch) = update { events += batch }
+                if events.count >= count { return events }
+            }
+            return events
+        }
+    }
+
+    /// How the watch ended: the error it threw.
+    func failure(timeout: Duration = .seconds(60)) async throws -> (any Error)? {
+        let task = self.task
+        return try await withDeadline(timeout, waitingFor: "the watch to end") {
+            do {
+                try await task.value
+                return nil
+            } catch {
+                return error
+            }
+        }
+    }
+
+    func cancel() { task.cancel() }
+
+    deinit { task.cancel() }
+}
+
+/// Runs `body`, failing with `WatchRecorder.TimedOut` when it takes longer than `timeout`.
+func withDeadline<Result: Sendable>(
+    _ timeout: Duration, waitingFor: String, _ body: @escaping @Sendable () async throws -> Result
+) async throws -> Result {
+    try await withThrowingTaskGroup(of: Result?.self) { group in
+        group.addTask { try await body() }
+        group.addTask {
+            try await Task.sleep(for: timeout)
+            return nil
+        }
+        defer { group.cancelAll() }
+        guard let first = try await group.next(), let result = first else {
+            throw WatchRecorder.TimedOut(waitingFor: waitingFor)
+        }
+        return result
+    }
+}

@@ -1,0 +1,82 @@
+import PropdEtcd
+import Testing
+
+extension EtcdClusterTests {
+    @Suite struct TxnTests {
+        @Test func comparesThatHoldRunSuccessAndOnesThatFailRunFailure() async throws {
+            try await withCluster { _, etcd in
+                let key = "/t/a".bytes
+                // Create only if absent: wins the first time, loses the second.
+                let created = try await etcd.txn(
+                    [EtcdCompare(.key(key), .equal, .createRevision(0))],
+                    success: [.put(key: key, value: "1".bytes)])
+                #expect(created.succeeded)
+                let again = try await etcd.txn(
+                    [EtcdCompare(.key(key), .equal, .createRevision(0))],
+                    success: [.put(key: key, value: "2".bytes)],
+                    failure: [.range(.key(key))])
+                #expect(!again.succeeded)
+                #expect(again.revision == created.revision, "a losing txn that only reads writes nothing")
+                guard case .range(let current) = again.results.first else {
+                    Issue.record("the failure branch's range answered \(again.results)")
+                    return
+                }
+                #expect(current.keyValues.map(\.value.string) == ["1"])
+
+                // Compare-and-swap on mod_revision: the writer that read the
+                // current revision wins; the one holding a stale revision loses.
+                let swapped = try await etcd.txn(
+                    [EtcdCompare(.key(key), .equal, .modRevision(created.revision))],
+                    success: [.put(key: key, value: "3".bytes), .put(key: "/t/derived".bytes, value: "6".bytes)])
+                #expect(swapped.succeeded)
+                #expect(swapped.revision == created.revision + 1, "two puts, one revision")
+                let stale = try await etcd.txn(
+                    [EtcdCompare(.key(key), .equal, .modRevision(created.revision))],
+                    success: [.put(key: key, value: "4".bytes)])
+                #expect(!stale.succeeded)
+
+                // version and value compares.
+                let byVersion = try await etcd.txn(
+                    [EtcdCompare(.key(key), .equal, .version(2)), EtcdCompare(.key(key), .equal, .value("3".bytes))],
+                    success: [.delete(.key("/t/derived".bytes))])
+                #expect(byVersion.succeeded)
+                let byValue = try await etcd.txn(
+                    [EtcdCompare(.key(key), .notEqual, .value("3".bytes))], success: [.delete(.key(key))])
+                #expect(!byValue.succeeded)
+                let read = try await etcd.range(.prefix("/t/".bytes))
+                #expect(read.keyValues.map(\.key.string) == ["/t/a"])
+                #expect(read.keyValues.first?.value == "3".bytes)
+            }
+        }
+
+        @Test func etcdLimitsAreTypedErrorsAndApplyNothing() async throws {
+            try await withCluster { _, etcd in
+                let before = try await etcd.put("/l/marker".bytes, "0".bytes).revision
+                let atLimit = (0..<128).map { EtcdOperation.put(key: "/l/\($0)".bytes, value: "v".bytes) }
+                #expect(try await etcd.txn([], success: atLimit).succeeded)
+
+                let overLimit = (0..<129).map { EtcdOperation.put(key: "/l/x\($0)".bytes, value: "v".bytes) }
+                let tooMany = await #expect(throws: EtcdError.self) { try await etcd.txn([], success: overLimit) }
+                #expect(tooMany?.code == .tooManyOperations)
+
+                let tooLarge = await #expect(throws: EtcdError.self) {
+                    try await etcd.put("/l/big".bytes, [UInt8](repeating: 0x61, count: 1_600_000))
+                }
+                #expect(tooLarge?.code == .requestTooLarge)
+                let wayTooLarge = await #expect(throws: EtcdError.self) {
+                    try await etcd.put("/l/bigger".bytes, [UInt8](repeating: 0x61, count: 3_000_000))
+                }
+                #expect(wayTooLarge?.code == .requestTooLarge)
+
+                let duplicate = await #expect(throws: EtcdError.self) {
+                    try await etcd.txn([], success: [.put(key: "/l/d".bytes, value: []), .put(key: "/l/d".bytes, value: [])])
+                }
+                #expect(duplicate?.code == .duplicateKey)
+
+                let read = try await etcd.range(.prefix("/l/".bytes))
+                #expect(read.count == 129, "the marker and the 128 of the allowed txn, nothing of the refused ones")
+                #expect(read.revision == before + 1)
+            }
+        }
+    }
+}

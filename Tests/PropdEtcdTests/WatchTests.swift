@@ -1,0 +1,86 @@
+import PropdEtcd
+import Testing
+
+extension EtcdClusterTests {
+    @Suite struct WatchTests {
+        @Test func aWatchFromARevisionDeliversEveryEventInOrder() async throws {
+            try await withCluster { _, etcd in
+                let start = try await etcd.put("/w/0".bytes, "0".bytes).revision
+                var expected: [(String, Int64)] = [("/w/0", start)]
+                for i in 1..<20 {  // before the watch exists: history
+                    expected.append(("/w/\(i % 5)", try await etcd.put("/w/\(i % 5)".bytes, "\(i)".bytes).revision))
+                }
+                let deletedAt = try await etcd.delete(.key("/w/1".bytes)).revision
+                expected.append(("/w/1", deletedAt))
+                let txn = try await etcd.txn(
+                    [], success: [.put(key: "/w/x".bytes, value: "a".bytes), .put(key: "/w/y".bytes, value: "b".bytes)])
+                expected += [("/w/x", txn.revision), ("/w/y", txn.revision)]
+                try await etcd.put("/other".bytes, "outside the range".bytes)
+
+                let watch = WatchRecorder(etcd, .prefix("/w/".bytes), from: start)
+                for i in 20..<40 {  // while it runs: live
+                    expected.append(("/w/\(i % 5)", try await etcd.put("/w/\(i % 5)".bytes, "\(i)".bytes).revision))
+                }
+                let events = try await watch.events(expected.count)
+                #expect(events.map(\.keyValue.key.string) == expected.map(\.0))
+                #expect(events.map(\.keyValue.modRevision) == expected.map(\.1))
+                #expect(events.filter { $0.kind == .delete }.map(\.keyValue.modRevision) == [deletedAt])
+            }
+        }
+
+        @Test func aWatchGoesOnWithNothingSkippedWhenItsMemberIsKilled() async throws {
+            try await withCluster { cluster, etcd in
+                let start = try await etcd.put("/k/seed".bytes, "0".bytes).revision
+                var expected: [Int64] = [start]
+                let watch = WatchRecorder(etcd, .prefix("/k/".bytes), from: start)
+                for i in 0..<10 {
+                    expected.append(try await etcd.put("/k/\(i)".bytes, "\(i)".bytes).revision)
+                }
+                #expect(try await watch.events(expected.count).map(\.keyValue.modRevision) == expected)
+
+                // The client serves everything from member 0 until it fails.
+                cluster.kill(0)
+                for i in 10..<30 {
+                    expected.append(try await putRetryingUnknown(etcd, "/k/\(i)", "\(i)"))
+                }
+                let resumed = try await watch.events(30 - 10)
+                #expect(resumed.map(\.keyValue.modRevision) == Array(expected.suffix(20)))
+                #expect(resumed.map(\.keyValue.key.string) == (10..<30).map { "/k/\($0)" })
+            }
+        }
+
+        @Test func aWatchBelowTheCompactedRevisionReportsTheCompactRevision() async throws {
+            try await withCluster { _, etcd in
+                let first = try await etcd.put("/cw/a".bytes, "1".bytes).revision
+                try await etcd.put("/cw/a".bytes, "2".bytes)
+                let compactedTo = try await etcd.put("/cw/a".bytes, "3".bytes).revision
+                try await etcd.compact(upTo: compactedTo)
+
+                let watch = WatchRecorder(etcd, .prefix("/cw/".bytes), from: first)
+                let failure = try await watch.failure()
+                let error = try #require(failure as? EtcdError, "the watch ended with \(String(describing: failure))")
+                #expect(error.code == .compacted)
+                #expect(error.compactRevision == compactedTo)
+
+                // From the compact revision on, the watch is served.
+                let fresh = WatchRecorder(etcd, .prefix("/cw/".bytes), from: compactedTo)
+                #expect(try await fresh.events(1).map(\.keyValue.value.string) == ["3"])
+            }
+        }
+    }
+}
+
+/// A put that retries only when its outcome is unknown and the key does not
+/// hold its value yet: for tests that kill members under writes.
+func putRetryingUnknown(_ etcd: EtcdClient, _ key: String, _ value: String) async throws -> Int64 {
+    for _ in 0..<5 {
+        do {
+            return try await etcd.put(key.bytes, value.bytes).revision
+        } catch let error as EtcdError where error.code == .outcomeUnknown || error.code == .unavailable {
+            if let kv = try await etcd.range(.key(key.bytes)).keyValues.first, kv.value == value.bytes {
+                return kv.modRevision
+            }
+        }
+    }
+    return try await etcd.put(key.bytes, value.bytes).revision
+}
