@@ -14,7 +14,8 @@ public struct EtcdMemberStatus: Sendable, Hashable {
 }
 
 extension EtcdClient {
-    /// Asks one member, without failing over, how it sees the cluster.
+    /// Asks one member, without failing over, how it sees the cluster
+    /// (waiting up to `requestTimeout` for a connection to it).
     ///
     /// ```swift
     /// let status = try await etcd.status(of: etcd.configuration.endpoints[0])
@@ -24,9 +25,11 @@ extension EtcdClient {
         guard let member = members.first(where: { $0.endpoint == endpoint }) else {
             throw EtcdError(.invalidEndpoint, "\(endpoint) is not one of this client's endpoints")
         }
+        var options = callOptions
+        options.waitForReady = true
         let response: Etcdserverpb_StatusResponse
         do {
-            response = try await member.maintenance.status(.init(), options: callOptions)
+            response = try await member.maintenance.status(.init(), options: options)
         } catch {
             throw EtcdError(.unavailable, "\(endpoint) did not answer", cause: error)
         }

@@ -58,5 +58,8 @@ public struct EtcdError: Error, Sendable, CustomStringConvertible {
         self.cause = cause
     }
 
-    public var description: String { "etcd \(code): \(message)" }
+    public var description: String {
+        guard let cause else { return "etcd \(code): \(message)" }
+        return "etcd \(code): \(message) (\(cause))"
+    }
 }

@@ -62,11 +62,26 @@ enum EtcdFailure: Sendable {
         }
     }
 
-    /// The transport refused to open a stream: the request left nothing behind.
+    /// The transport could not open a stream (no connection, or none yet):
+    /// the request left nothing behind. grpc-swift-nio-transport's messages
+    /// for these cases; a stream that opened and then broke ("The TCP
+    /// connection was dropped unexpectedly.", "Stream unexpectedly closed.")
+    /// is not among them.
     private static func neverSent(_ error: RPCError) -> Bool {
-        error.message.hasPrefix("Channel is in a transient failure state")
-            || error.message.hasPrefix("Channel isn't ready")
-            || error.message.hasPrefix("Channel is shutting down")
-            || error.message.hasPrefix("channel is shutdown")
+        neverSentMessages.contains { error.message.hasPrefix($0) }
     }
+
+    private static let neverSentMessages = [
+        "Could not establish a connection to",
+        "Channel is in a transient failure state",
+        "Channel isn't ready",
+        "Channel is shutting down",
+        "channel is shutdown",
+        "channel is closed",
+        "subchannel isn't ready",
+        "subchannel is unavailable",
+        "Subchannel shutdown",
+        "Failed to resolve server name",
+        "Transport is shut",
+    ]
 }

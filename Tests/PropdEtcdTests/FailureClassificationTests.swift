@@ -32,6 +32,8 @@ import Testing
         }
         #expect(notApplied(.unavailable, "etcdserver: no leader"))
         #expect(notApplied(.unavailable, "Channel is in a transient failure state and 'wait for ready' isn't enabled."))
+        #expect(notApplied(.unavailable, "Could not establish a connection to [ipv4]127.0.0.1:2379."))
+        #expect(maybeApplied(.unavailable, "The TCP connection was dropped unexpectedly."))
         #expect(maybeApplied(.unavailable, "etcdserver: leader changed"))
         #expect(maybeApplied(.unavailable, "etcdserver: request timed out"))
         #expect(maybeApplied(.deadlineExceeded, "Timed out waiting for a response"))
