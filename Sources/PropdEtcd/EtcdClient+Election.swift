@@ -1,6 +1,7 @@
 import EtcdAPI
 import Foundation
 import GRPCCore
+import Synchronization
 
 /// Proof of leadership in an election: the campaigner's key, which
 /// transactions can compare against to act only while still leading.
@@ -87,6 +88,56 @@ extension EtcdClient {
         request.leader = leadership.message
         _ = try await withFailover(.safe) { member in
             try await member.election.resign(request, metadata: EtcdMember.requireLeader, options: callOptions)
+        }
+    }
+
+    /// Calls `onLeader` with each leader of the election and each value it
+    /// proclaims, in order, until the task is cancelled or `onLeader`
+    /// throws; waits while nobody leads. Moves to another member when its
+    /// member fails, without repeating what it already delivered.
+    ///
+    /// ```swift
+    /// try await etcd.observe(Array("/propd/timers".utf8)) { leader in
+    ///     print("timers now on", String(decoding: leader.value, as: UTF8.self))
+    /// }
+    /// ```
+    public func observe(
+        _ name: [UInt8], onLeader: @escaping @Sendable (EtcdKeyValue) async throws -> Void
+    ) async throws -> Never {
+        let request = V3electionpb_LeaderRequest.with { $0.name = Data(name) }
+        // etcd's Observe starts with the current leader: after a reconnect,
+        // that one was delivered already. (Not a revision order: a waiting
+        // campaigner's key is older than the leader's last proclamation.)
+        let lastDelivered = Mutex<EtcdKeyValue?>(nil)
+        var options = CallOptions.defaults
+        options.waitForReady = false
+        while true {
+            for member in memberOrder() {
+                do {
+                    try await member.election.observe(request, metadata: EtcdMember.requireLeader, options: options) {
+                        response in
+                        for try await message in response.messages where message.hasKv {
+                            let leader = EtcdKeyValue(message.kv)
+                            let isNew = lastDelivered.withLock { last in
+                                guard last?.key != leader.key || last?.modRevision != leader.modRevision else {
+                                    return false
+                                }
+                                last = leader
+                                return true
+                            }
+                            if isNew { try await onLeader(leader) }
+                        }
+                    }
+                } catch {
+                    switch EtcdFailure(error) {
+                    case .cancelled: throw CancellationError()
+                    case .final(let error): throw error
+                    case .notApplied, .maybeApplied: break  // next member
+                    }
+                }
+                if Task.isCancelled { throw CancellationError() }
+            }
+            try await Task.sleep(for: .milliseconds(200))
         }
     }
 }

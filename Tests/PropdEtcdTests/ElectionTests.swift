@@ -8,6 +8,10 @@ extension EtcdClusterTests {
                 let name = "/election/timers".bytes
                 #expect(try await etcd.leader(name) == nil)
 
+                let (leaders, seen) = AsyncStream.makeStream(of: String.self)
+                let observer = Task { try await etcd.observe(name) { seen.yield($0.value.string) } }
+                defer { observer.cancel() }
+
                 let leaseA = try await etcd.grantLease(ttl: 2)
                 let keeperA = Task { try await etcd.keepAlive(leaseA) }
                 let a = try await etcd.campaign(name, lease: leaseA.id, value: "node-a".bytes)
@@ -31,6 +35,17 @@ extension EtcdClusterTests {
                 #expect(try await etcd.leader(name)?.value.string == "node-b")
                 let stale = await #expect(throws: EtcdError.self) { try await etcd.proclaim(a, value: "late".bytes) }
                 #expect(stale?.code == .notLeader || stale?.code == .leaseNotFound)
+
+                // An observer saw every leader and proclamation, in order.
+                let observed = try await withDeadline(.seconds(30), waitingFor: "three leader values") {
+                    var values: [String] = []
+                    for await value in leaders {
+                        values.append(value)
+                        if values.count == 3 { break }
+                    }
+                    return values
+                }
+                #expect(observed == ["node-a", "node-a-2", "node-b"])
 
                 // Resigning hands over at once.
                 try await etcd.resign(b)
