@@ -49,6 +49,31 @@ extension EtcdClusterTests {
             }
         }
 
+        @Test func anIdleWatchLearnsTheRevisionFromProgressNotifications() async throws {
+            try await withCluster(etcdArguments: ["--experimental-watch-progress-notify-interval=300ms"]) { _, etcd in
+                let start = try await etcd.put("/p/a".bytes, "1".bytes).revision
+                let (updates, sink) = AsyncStream.makeStream(of: EtcdWatchUpdate.self)
+                let watch = Task { try await etcd.watch(.prefix("/p/".bytes), from: start, progressNotify: true) { sink.yield($0) } }
+                defer { watch.cancel() }
+                // Writes elsewhere move the store's revision past the watched range's.
+                let outside = try await etcd.put("/elsewhere".bytes, "x".bytes).revision
+                let progressed = try await withDeadline(.seconds(30), waitingFor: "a progress notification at \(outside)") {
+                    var seen: [EtcdWatchUpdate] = []
+                    for await update in updates {
+                        seen.append(update)
+                        if case .progress(let revision) = update, revision >= outside { break }
+                    }
+                    return seen
+                }
+                guard case .events(let events) = progressed.first else {
+                    Issue.record("the watch began with \(String(describing: progressed.first))")
+                    return
+                }
+                #expect(events.map(\.keyValue.modRevision) == [start])
+                #expect(progressed.dropFirst().allSatisfy { if case .progress = $0 { true } else { false } })
+            }
+        }
+
         @Test func aWatchBelowTheCompactedRevisionReportsTheCompactRevision() async throws {
             try await withCluster { _, etcd in
                 let first = try await etcd.put("/cw/a".bytes, "1".bytes).revision

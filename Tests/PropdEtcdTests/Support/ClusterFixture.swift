@@ -6,9 +6,10 @@ import Testing
 /// `body`, then stops both.
 func withCluster<Result: Sendable>(
     unavailableAfter: Duration = .seconds(5),
+    etcdArguments: [String] = [],
     _ body: (EtcdCluster, EtcdClient) async throws -> Result
 ) async throws -> Result {
-    let cluster = try EtcdCluster(members: 3)
+    let cluster = try EtcdCluster(members: 3, extraArguments: etcdArguments)
     var configuration = EtcdClient.Configuration(endpoints: try cluster.clientURLs.map { try EtcdEndpoint($0) })
     configuration.unavailableAfter = unavailableAfter
     return try await withEtcdClient(configuration) { etcd in
