@@ -43,10 +43,10 @@ struct EtcdBench: AsyncParsableCommand {
         let bound = Duration.milliseconds(Int(maxSeconds * 1000))
         let clock = ContinuousClock()
 
-        // seq: one connection, warm-up of 200 puts, then timed one by one.
+        // seq: one connection, warm-up of 50 puts, then timed one by one.
         let seq = try await withEtcdClient(configuration) { etcd in
             let keyNames = (0..<keys).map { Array("/bench/\(run)/s/\($0)".utf8) }
-            for i in 0..<min(200, nSeq) { try await etcd.put(keyNames[i % keys], value) }
+            for i in 0..<min(50, nSeq) { try await etcd.put(keyNames[i % keys], value) }
             var latencies: [Duration] = []
             latencies.reserveCapacity(nSeq)
             let start = clock.now
