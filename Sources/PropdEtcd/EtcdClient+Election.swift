@@ -114,18 +114,21 @@ extension EtcdClient {
         while true {
             for member in memberOrder() {
                 do {
-                    try await member.election.observe(request, metadata: EtcdMember.requireLeader, options: options) {
-                        response in
-                        for try await message in response.messages where message.hasKv {
-                            let leader = EtcdKeyValue(message.kv)
-                            let isNew = lastDelivered.withLock { last in
-                                guard last?.key != leader.key || last?.modRevision != leader.modRevision else {
-                                    return false
+                    try await member.withConnection { connection in
+                        try await connection.election.observe(
+                            request, metadata: EtcdMember.requireLeader, options: options
+                        ) { response in
+                            for try await message in response.messages where message.hasKv {
+                                let leader = EtcdKeyValue(message.kv)
+                                let isNew = lastDelivered.withLock { last in
+                                    guard last?.key != leader.key || last?.modRevision != leader.modRevision else {
+                                        return false
+                                    }
+                                    last = leader
+                                    return true
                                 }
-                                last = leader
-                                return true
+                                if isNew { try await onLeader(leader) }
                             }
-                            if isNew { try await onLeader(leader) }
                         }
                     }
                 } catch {

@@ -11,7 +11,7 @@ extension EtcdClient {
     /// most `unavailableAfter` from the first failure of the streak.
     func withFailover<Result: Sendable>(
         _ replay: EtcdReplay,
-        _ attempt: (EtcdMember) async throws -> Result
+        _ attempt: (EtcdConnection) async throws -> Result
     ) async throws -> Result {
         let clock = ContinuousClock()
         var giveUpAt: ContinuousClock.Instant?
@@ -20,7 +20,7 @@ extension EtcdClient {
             var lastCause: (any Error)?
             for member in memberOrder() {
                 do {
-                    let result = try await attempt(member)
+                    let result = try await member.withConnection(attempt)
                     prefer(member)
                     return result
                 } catch {

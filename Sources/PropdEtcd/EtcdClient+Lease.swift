@@ -61,20 +61,22 @@ extension EtcdClient {
         while true {
             for member in memberOrder() {
                 do {
-                    try await member.lease.leaseKeepAlive(
-                        metadata: EtcdMember.requireLeader,
-                        options: options,
-                        requestProducer: { writer in
-                            while true {
-                                try await writer.write(request)
-                                try await Task.sleep(for: interval)
-                            }
-                        },
-                        onResponse: { response in
-                            for try await message in response.messages where message.ttl <= 0 {
-                                throw EtcdError(.leaseNotFound, "lease \(lease.id) expired or was revoked")
-                            }
-                        })
+                    try await member.withConnection { connection in
+                        try await connection.lease.leaseKeepAlive(
+                            metadata: EtcdMember.requireLeader,
+                            options: options,
+                            requestProducer: { writer in
+                                while true {
+                                    try await writer.write(request)
+                                    try await Task.sleep(for: interval)
+                                }
+                            },
+                            onResponse: { response in
+                                for try await message in response.messages where message.ttl <= 0 {
+                                    throw EtcdError(.leaseNotFound, "lease \(lease.id) expired or was revoked")
+                                }
+                            })
+                    }
                 } catch {
                     switch EtcdFailure(error) {
                     case .cancelled: throw CancellationError()

@@ -29,7 +29,7 @@ extension EtcdClient {
         options.waitForReady = true
         let response: Etcdserverpb_StatusResponse
         do {
-            response = try await member.maintenance.status(.init(), options: options)
+            response = try await member.withConnection { try await $0.maintenance.status(.init(), options: options) }
         } catch {
             throw EtcdError(.unavailable, "\(endpoint) did not answer", cause: error)
         }

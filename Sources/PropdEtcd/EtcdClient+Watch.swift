@@ -75,23 +75,25 @@ extension EtcdClient {
         let request = Etcdserverpb_WatchRequest.with { $0.createRequest = create }
         var options = CallOptions.defaults
         options.waitForReady = false
-        try await member.watch.watch(
-            metadata: EtcdMember.requireLeader,
-            options: options,
-            requestProducer: { writer in
-                try await writer.write(request)
-                // etcd ends the watch when the client closes its side, so the
-                // request side stays open until the response side is done
-                // (which cancels this producer).
-                try await Task.sleep(for: .seconds(365 * 86_400))
-            },
-            onResponse: { response in
-                for try await message in response.messages {
-                    if let update = try position.advance(by: message) {
-                        try await onUpdate(update)
+        try await member.withConnection { connection in
+            try await connection.watch.watch(
+                metadata: EtcdMember.requireLeader,
+                options: options,
+                requestProducer: { writer in
+                    try await writer.write(request)
+                    // etcd ends the watch when the client closes its side, so the
+                    // request side stays open until the response side is done
+                    // (which cancels this producer).
+                    try await Task.sleep(for: .seconds(365 * 86_400))
+                },
+                onResponse: { response in
+                    for try await message in response.messages {
+                        if let update = try position.advance(by: message) {
+                            try await onUpdate(update)
+                        }
                     }
-                }
-            })
+                })
+        }
     }
 }
 

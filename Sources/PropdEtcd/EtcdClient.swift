@@ -54,14 +54,14 @@ public final class EtcdClient: Sendable {
     public func run() async throws {
         try await withThrowingDiscardingTaskGroup { group in
             for member in members {
-                group.addTask { try await member.grpc.runConnections() }
+                group.addTask { try await member.runConnections() }
             }
         }
     }
 
     /// Lets requests in flight finish, refuses new ones, and ends ``run()``.
     public func shutdown() {
-        for member in members { member.grpc.beginGracefulShutdown() }
+        for member in members { member.shutdown() }
     }
 
     /// The member to try first, and the order to try the others in.

@@ -1,47 +1,122 @@
-import EtcdAPI
 import GRPCCore
-import GRPCNIOTransportHTTP2Posix
+import Synchronization
 
-/// The gRPC connection to one etcd member and the service stubs over it.
-struct EtcdMember: Sendable {
-    typealias Transport = HTTP2ClientTransport.Posix
+/// The connections to one etcd member: RPCs go over the current one, which
+/// is replaced by a fresh one after ``rpcsPerConnection`` RPCs.
+///
+/// Why replace a healthy connection: swift-nio-http2 closes a connection
+/// (GOAWAY `ENHANCE_YOUR_CALM`, failing the RPCs on it with "Stream
+/// unexpectedly closed") once it receives more than 200 PING or SETTINGS
+/// frames within 30 seconds (`NIOHTTP2Handler.ConnectionConfiguration.
+/// controlFrameRateLimit`), and etcd's grpc-go server sends a PING after
+/// nearly every request message: its flow-control (BDP) estimator pings
+/// whenever it receives DATA and has no such PING outstanding, and with small
+/// requests it never reaches its window limit, which would stop it. Left
+/// alone, a busy connection fails its 199th RPC, whose PING is the 201st
+/// control frame after the 2 SETTINGS of the handshake.
+/// grpc-swift-nio-transport 2.9.2 builds the client's HTTP/2 handler with
+/// NIO's default limit and does not expose it, so the connection is
+/// recycled before it can get there.
+///
+/// A retired connection takes no new RPCs; it is shut down gracefully once
+/// the RPCs that began on it (long-lived watches, keep-alives, observers
+/// included) have ended.
+final class EtcdMember: Sendable {
+    /// RPCs started on one connection before the next RPC gets a fresh one:
+    /// each may draw one PING, and half the limit leaves the streams still
+    /// open on a retired connection room for their later messages (each of
+    /// those may draw a PING too) within the limit's 30-second window.
+    static let rpcsPerConnection = 100
 
     let endpoint: EtcdEndpoint
-    let grpc: GRPCClient<Transport>
-    let kv: Etcdserverpb_KV.Client<Transport>
-    let watch: Etcdserverpb_Watch.Client<Transport>
-    let lease: Etcdserverpb_Lease.Client<Transport>
-    let maintenance: Etcdserverpb_Maintenance.Client<Transport>
-    let election: V3electionpb_Election.Client<Transport>
+    private let reconnectAfterAtMost: Duration
+    private let state: Mutex<State>
+    /// Every connection made, for ``runConnections()`` to run.
+    private let made: AsyncStream<EtcdConnection>
+    private let madeContinuation: AsyncStream<EtcdConnection>.Continuation
+
+    private struct State {
+        var current: EtcdConnection
+        var rpcsOnCurrent = 0
+        /// RPCs under way per connection generation.
+        var inFlight: [Int: Int] = [:]
+        /// Replaced connections whose RPCs have not all ended.
+        var retired: [Int: EtcdConnection] = [:]
+        var isShutDown = false
+    }
 
     init(_ endpoint: EtcdEndpoint, reconnectAfterAtMost: Duration) throws {
         self.endpoint = endpoint
-        // A member that comes back must be found again within the client's
-        // retry bound, not after gRPC's default backoff of up to two minutes.
-        let config = HTTP2ClientTransport.Posix.Config.defaults { config in
-            config.backoff.initial = .milliseconds(100)
-            config.backoff.max = reconnectAfterAtMost
-        }
-        let transport =
-            if endpoint.host.contains(":") {
-                try Transport(
-                    target: .ipv6(address: endpoint.host, port: endpoint.port), transportSecurity: .plaintext,
-                    config: config)
-            } else if endpoint.host.allSatisfy({ $0.isNumber || $0 == "." }) {
-                try Transport(
-                    target: .ipv4(address: endpoint.host, port: endpoint.port), transportSecurity: .plaintext,
-                    config: config)
-            } else {
-                try Transport(
-                    target: .dns(host: endpoint.host, port: endpoint.port), transportSecurity: .plaintext,
-                    config: config)
+        self.reconnectAfterAtMost = reconnectAfterAtMost
+        let first = try EtcdConnection(endpoint, generation: 0, reconnectAfterAtMost: reconnectAfterAtMost)
+        state = Mutex(State(current: first))
+        (made, madeContinuation) = AsyncStream.makeStream()
+        madeContinuation.yield(first)
+    }
+
+    /// Runs `body` with the member's current connection, which stays open
+    /// at least until `body` returns.
+    func withConnection<Result>(_ body: (EtcdConnection) async throws -> Result) async throws -> Result {
+        let connection = checkOut()
+        defer { checkIn(connection) }
+        return try await body(connection)
+    }
+
+    /// Runs every connection of the member; returns once ``shutdown()`` was
+    /// called and the RPCs in flight have ended, or when cancelled.
+    func runConnections() async throws {
+        try await withThrowingDiscardingTaskGroup { group in
+            for await connection in made {
+                group.addTask { try await connection.grpc.runConnections() }
             }
-        grpc = GRPCClient(transport: transport)
-        kv = Etcdserverpb_KV.Client(wrapping: grpc)
-        watch = Etcdserverpb_Watch.Client(wrapping: grpc)
-        lease = Etcdserverpb_Lease.Client(wrapping: grpc)
-        maintenance = Etcdserverpb_Maintenance.Client(wrapping: grpc)
-        election = V3electionpb_Election.Client(wrapping: grpc)
+        }
+    }
+
+    /// Lets RPCs in flight finish, refuses new ones, and ends ``runConnections()``.
+    func shutdown() {
+        let connections = state.withLock { state in
+            state.isShutDown = true
+            return [state.current] + state.retired.values
+        }
+        madeContinuation.finish()
+        for connection in connections { connection.grpc.beginGracefulShutdown() }
+    }
+
+    private func checkOut() -> EtcdConnection {
+        let (connection, finished) = state.withLock { state -> (EtcdConnection, EtcdConnection?) in
+            var finished: EtcdConnection?
+            if state.rpcsOnCurrent >= Self.rpcsPerConnection, !state.isShutDown,
+                // Cannot fail: the same endpoint made the first connection.
+                let next = try? EtcdConnection(
+                    endpoint, generation: state.current.generation + 1, reconnectAfterAtMost: reconnectAfterAtMost)
+            {
+                let old = state.current
+                if state.inFlight[old.generation, default: 0] == 0 {
+                    finished = old
+                } else {
+                    state.retired[old.generation] = old
+                }
+                state.current = next
+                state.rpcsOnCurrent = 0
+                madeContinuation.yield(next)
+            }
+            state.rpcsOnCurrent += 1
+            state.inFlight[state.current.generation, default: 0] += 1
+            return (state.current, finished)
+        }
+        finished?.grpc.beginGracefulShutdown()
+        return connection
+    }
+
+    private func checkIn(_ connection: EtcdConnection) {
+        let finished = state.withLock { state -> EtcdConnection? in
+            let generation = connection.generation
+            let left = state.inFlight[generation, default: 1] - 1
+            state.inFlight[generation] = left == 0 ? nil : left
+            guard left == 0, let retired = state.retired.removeValue(forKey: generation) else { return nil }
+            return retired
+        }
+        finished?.grpc.beginGracefulShutdown()
     }
 
     /// Every request asks the member to refuse it when it has no leader
