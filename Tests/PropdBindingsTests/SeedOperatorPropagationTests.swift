@@ -167,7 +167,7 @@ struct SeedOperatorPropagationTests {
             compare(store, derived, model, step: 0, seed: seed)
 
             for step in 1...30 {
-                if Int.random(in: 0..<8, using: &rng) == 0 { store = restart(store) }
+                if Int.random(in: 0..<8, using: &rng) == 0 { store = store.restarted() }
                 var changes: [Change] = []
                 var changed: Set<String> = []
                 for base in Self.bases.shuffled(using: &rng).prefix(Int.random(in: 1...3, using: &rng)) {
@@ -188,18 +188,6 @@ struct SeedOperatorPropagationTests {
                 compare(store, derived, model, step: step, seed: seed)
             }
         }
-    }
-
-    private func restart(_ store: Store) -> Store {
-        let next = Store()
-        next.values = store.values
-        next.errors = store.errors
-        next.states = store.states
-        let saved = store.engine.bindings.map {
-            RestoredBinding(key: $0.key, expression: $0.expression, state: store.states[$0.key])
-        }
-        #expect(next.engine.restore(saved).isEmpty)
-        return next
     }
 
     private func compare(_ store: Store, _ derived: [Derived], _ model: Model, step: Int, seed: UInt64) {
