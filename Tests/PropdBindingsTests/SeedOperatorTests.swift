@@ -95,6 +95,19 @@ struct SeedOperatorTests {
         #expect(throws: BindingError.cycle(["t"])) { try store.bind("t", "a.takeUntil(t)") }
     }
 
+    @Test("takeUntil takes exactly one key", arguments: [
+        ("a.takeUntil()", "expected a key inside takeUntil(…), e.g. takeUntil(cell.reused) at 1:13", 13),
+        ("a.takeUntil(merge(b, c))", "takeUntil takes one key, whose changes end the stream, not merge(…) at 1:13", 13),
+        ("a.takeUntil(b, c)", "expected ')' after the key of takeUntil at 1:14 (found ',')", 14),
+        ("a.takeUntil(b.map { $0 })", "expected ')' after the key of takeUntil at 1:14 (found '.')", 14),
+        ("a.takeUntil(b..c)", "'b..c' is not a valid key", 13),
+    ])
+    func takeUntilSyntax(expression: String, message: String, column: Int) throws {
+        let refusal = try #require(invalid(expression))
+        #expect(refusal.message.hasPrefix(message), "\(refusal.message)")
+        #expect((refusal.line, refusal.column) == (1, column))
+    }
+
     @Test("takeUntil — a key that is both the source and KEY: only the value at Bind passes")
     func takeUntilItself() throws {
         let store = Store()
