@@ -21,6 +21,11 @@ enum Step: Sendable {
     case throttle(milliseconds: Int64)
     case scan(seed: JSONValue, Closure)
     case flatMap(Closure)
+    /// `KEY` and its index among the binding's sources.
+    case takeUntil(Key, source: Int)
+    case takeWhile(Closure)
+    case skipWhile(Closure)
+    case ignore(JSONValue)
 
     /// The operator as the graph description shows it.
     var label: String {
@@ -35,6 +40,10 @@ enum Step: Sendable {
         case .throttle(let ms): return "throttle(\(ms)ms)"
         case .scan(let seed, _): return "scan(\(seed.jsonString))"
         case .flatMap: return "flatMap"
+        case .takeUntil(let key, _): return "takeUntil(\(key))"
+        case .takeWhile: return "takeWhile"
+        case .skipWhile: return "skipWhile"
+        case .ignore(let v): return "ignore(\(v.jsonString))"
         }
     }
 }

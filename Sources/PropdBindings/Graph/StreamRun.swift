@@ -102,6 +102,8 @@ struct StreamRun {
             return StartWith.step(input, value, subscribing: subscribing)
         case .catchTo(let value):
             return CatchTo.step(input, value)
+        case .ignore(let value):
+            return Ignore.step(input, value)
         default:
             break
         }
@@ -131,6 +133,16 @@ struct StreamRun {
         case (.flatMap(let selector), .flatMap(var s)):
             output = s.step(input, selector, slot: slot, run: &self)
             states[slot] = .flatMap(s)
+        case (.takeUntil(_, let source), .takeUntil(var s)):
+            let stop = change(of: sourceNodes[source])
+            output = s.step(input, until: stop, subscribing: subscribing, changed: &stateChanged)
+            states[slot] = .takeUntil(s)
+        case (.takeWhile(let predicate), .takeWhile(var s)):
+            output = s.step(input, predicate, changed: &stateChanged)
+            states[slot] = .takeWhile(s)
+        case (.skipWhile(let predicate), .skipWhile(var s)):
+            output = s.step(input, predicate, changed: &stateChanged)
+            states[slot] = .skipWhile(s)
         default:
             states[slot] = state
         }

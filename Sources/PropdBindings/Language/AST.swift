@@ -22,6 +22,10 @@ struct OperatorSyntax: Sendable {
         case throttle(milliseconds: Int64)
         case scan(seed: ExpressionSyntax, ClosureSyntax)
         case flatMap(ClosureSyntax)
+        case takeUntil(Key, SourceLocation)
+        case takeWhile(ClosureSyntax)
+        case skipWhile(ClosureSyntax)
+        case ignore(ExpressionSyntax)
     }
 
     var kind: Kind
@@ -30,7 +34,7 @@ struct OperatorSyntax: Sendable {
     /// The names of the operators, as users write them.
     static let names: [String] = [
         "map", "filter", "distinctUntilChanged", "skip", "take", "startWith", "catchTo", "throttle", "scan",
-        "flatMap",
+        "flatMap", "takeUntil", "takeWhile", "skipWhile", "ignore", "flattenMap",
     ]
 }
 

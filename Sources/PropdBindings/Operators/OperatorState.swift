@@ -10,6 +10,9 @@ enum OperatorState: Sendable, Equatable {
     case scan(ScanState)
     case throttle(ThrottleState)
     case flatMap(FlatMapState)
+    case takeUntil(TakeUntilState)
+    case takeWhile(TakeWhileState)
+    case skipWhile(SkipWhileState)
     /// Held while a slot's state is taken out to be mutated in place.
     case vacant
 
@@ -23,6 +26,9 @@ enum OperatorState: Sendable, Equatable {
         case .scan(let s): return s.json
         case .throttle(let s): return s.json
         case .flatMap(let s): return s.json
+        case .takeUntil(let s): return s.json
+        case .takeWhile(let s): return s.json
+        case .skipWhile(let s): return s.json
         case .vacant: return .null
         }
     }
@@ -39,6 +45,9 @@ enum OperatorState: Sendable, Equatable {
         case .scan: return ScanState(json: json).map { .scan($0) }
         case .throttle: return ThrottleState(json: json).map { .throttle($0) }
         case .flatMap: return FlatMapState(json: json).map { .flatMap($0) }
+        case .takeUntil: return TakeUntilState(json: json).map { .takeUntil($0) }
+        case .takeWhile: return TakeWhileState(json: json).map { .takeWhile($0) }
+        case .skipWhile: return SkipWhileState(json: json).map { .skipWhile($0) }
         case .vacant: return nil
         }
     }
