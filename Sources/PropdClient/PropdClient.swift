@@ -78,12 +78,17 @@ public final class PropdClient: Sendable {
 
     /// Writes every key atomically as one revision; `expect` maps keys to the
     /// revision they must still have (0: must not exist).
+    ///
+    /// - Parameter ttl: milliseconds (1 to 2^31) after which every key is
+    ///   deleted; a later Set with `ttl` restarts the clock, one without makes
+    ///   the key permanent.
     @discardableResult
-    public func set(_ values: [String: JSONValue], expect: [String: Revision] = [:]) async throws(PropdClientError)
-        -> Revision
+    public func set(_ values: [String: JSONValue], expect: [String: Revision] = [:], ttl: Int64? = nil)
+        async throws(PropdClientError) -> Revision
     {
         var parameters: [String: JSONValue] = ["values": .object(values)]
         if !expect.isEmpty { parameters["expect"] = Self.encode(expect) }
+        if let ttl { parameters["ttl"] = .integer(ttl) }
         return try WireDecoding.revision(try await call("Set", parameters), "revision")
     }
 

@@ -21,7 +21,7 @@ public final class PropertyService: Sendable {
     public let store: PropertyStore
     public let hub: SubscriptionHub
     let engine: EngineLock
-    let timers = BindingTimers()
+    let timers = TimerWakeup()
     let logger: Logger
     let startedAt = ContinuousClock.now
 
@@ -49,6 +49,14 @@ public final class PropertyService: Sendable {
         }
         for (key, failure) in state.engine.restore(restored) {
             logger.error("persisted binding cannot be restored", metadata: ["key": "\(key)", "reason": "\(failure)"])
+        }
+        do {
+            // Keys whose deadline passed while the daemon was down fire as soon as the timer is armed.
+            for (key, expires) in try store.expiringKeys() {
+                state.engine.expire(CollectionOfOne(key), at: BindingInstant(milliseconds: expires))
+            }
+        } catch {
+            throw ServiceError(error)
         }
         let deadline = state.engine.nextDeadline
         engine = EngineLock(state)
@@ -88,10 +96,11 @@ public final class PropertyService: Sendable {
         store.submit(
             { [engine, timers] transaction in
                 try engine.withLock { state in
+                    // Whatever the body does (even throw: a timer that found
+                    // nothing due), the timer is armed for what is pending.
+                    defer { timers.arm(state.engine.nextDeadline, clock: state.clock) }
                     try state.resynchronize(for: transaction)
-                    let result = try body(&transaction, &state)
-                    timers.arm(state.engine.nextDeadline, clock: state.clock)
-                    return result
+                    return try body(&transaction, &state)
                 }
             }, needsSavepoint: !validatesFirst, deferred: deferred, resumesTask: resumesTask, completion: completion)
     }

@@ -113,8 +113,7 @@ extension BindingEngine {
         for followed in binding.followedNodes { nodes[Int(followed)].dependents.append(id) }
         nodes[Int(id)].binding = binding
         bindingCount += 1
-        binding.deadline = binding.earliestDeadline()
-        if let deadline = binding.deadline { timers[id] = deadline }
+        schedule.set(.binding(id), at: binding.earliestDeadline())
     }
 
     /// Removes the binding on node `id`, if any, with all its edges and timers.
@@ -124,7 +123,7 @@ extension BindingEngine {
         for followed in binding.followedNodes { removeDependent(id, from: followed) }
         nodes[Int(id)].binding = nil
         bindingCount -= 1
-        timers[id] = nil
+        schedule.set(.binding(id), at: nil)
     }
 }
 

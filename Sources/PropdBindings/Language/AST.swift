@@ -22,6 +22,9 @@ struct OperatorSyntax: Sendable {
         case throttle(milliseconds: Int64)
         case scan(seed: ExpressionSyntax, ClosureSyntax)
         case flatMap(ClosureSyntax)
+        /// `written`: the duration as the expression spells it (`30s`).
+        case timeout(milliseconds: Int64, written: String)
+        case delay(milliseconds: Int64)
     }
 
     var kind: Kind
@@ -30,7 +33,7 @@ struct OperatorSyntax: Sendable {
     /// The names of the operators, as users write them.
     static let names: [String] = [
         "map", "filter", "distinctUntilChanged", "skip", "take", "startWith", "catchTo", "throttle", "scan",
-        "flatMap",
+        "flatMap", "timeout", "delay",
     ]
 }
 

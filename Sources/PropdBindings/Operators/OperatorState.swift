@@ -10,6 +10,8 @@ enum OperatorState: Sendable, Equatable {
     case scan(ScanState)
     case throttle(ThrottleState)
     case flatMap(FlatMapState)
+    case timeout(TimeoutState)
+    case delay(DelayState)
     /// Held while a slot's state is taken out to be mutated in place.
     case vacant
 
@@ -23,6 +25,8 @@ enum OperatorState: Sendable, Equatable {
         case .scan(let s): return s.json
         case .throttle(let s): return s.json
         case .flatMap(let s): return s.json
+        case .timeout(let s): return s.json
+        case .delay(let s): return s.json
         case .vacant: return .null
         }
     }
@@ -39,7 +43,20 @@ enum OperatorState: Sendable, Equatable {
         case .scan: return ScanState(json: json).map { .scan($0) }
         case .throttle: return ThrottleState(json: json).map { .throttle($0) }
         case .flatMap: return FlatMapState(json: json).map { .flatMap($0) }
+        case .timeout: return TimeoutState(json: json).map { .timeout($0) }
+        case .delay: return DelayState(json: json).map { .delay($0) }
         case .vacant: return nil
+        }
+    }
+
+    /// When this state next needs an evaluation without any input (a time
+    /// operator's pending timer), in milliseconds since the epoch.
+    var deadline: Int64? {
+        switch self {
+        case .throttle(let s): return s.deadline
+        case .timeout(let s): return s.deadline
+        case .delay(let s): return s.deadline
+        default: return nil
         }
     }
 }

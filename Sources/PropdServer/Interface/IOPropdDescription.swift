@@ -19,7 +19,9 @@ type Property (
   # The expression, for a derived property.
   binding: ?string,
   # A derived property's current evaluation error, if any.
-  error: ?string
+  error: ?string,
+  # When the key expires (it was set with a ttl), in milliseconds since the Unix epoch.
+  expires: ?int
 )
 
 # One change seen by a subscriber.
@@ -43,8 +45,10 @@ method Get(keys: []string) -> (properties: []Property)
 method List(pattern: ?string, limit: ?int) -> (properties: []Property, revision: int)
 
 # Writes every key atomically as one new revision. expect maps keys to the
-# revision they must still have (0 = must not exist).
-method Set(values: [string]object, expect: ?[string]int) -> (revision: int)
+# revision they must still have (0 = must not exist). ttl (milliseconds,
+# 1 to 2^31) makes every key expire that long after: it is then deleted as a
+# revision of its own. Without ttl the keys are permanent.
+method Set(values: [string]object, expect: ?[string]int, ttl: ?int) -> (revision: int)
 
 # Deletes the keys atomically as one revision.
 method Delete(keys: []string, expect: ?[string]int) -> (revision: int)

@@ -6,6 +6,7 @@ extension IOPropdInterface {
     func set(_ call: VarlinkCall, _ connection: VarlinkConnectionContext, _ responder: VarlinkResponder) {
         let values: [Key: JSONValue]
         let expect: [Key: Revision]
+        let ttl: Int64?
         do {
             let object = try call.parameters.requiredObject("values")
             try checkCount(object.count, "max-keys-per-call", limits.keysPerCall)
@@ -19,10 +20,11 @@ extension IOPropdInterface {
             values = decoded
             expect = try WireCoding.expectations(call.parameters)
             for key in expect.keys { try access.require(.read, key, connection.peer) }
+            ttl = try WireCoding.timeToLive(call.parameters)
         } catch {
             return responder.fail(error)
         }
-        write(.set(values, expect: expect), connection, responder)
+        write(.set(values, expect: expect, ttl: ttl), connection, responder)
     }
 
     func delete(_ call: VarlinkCall, _ connection: VarlinkConnectionContext, _ responder: VarlinkResponder) {

@@ -34,6 +34,9 @@ struct EngineState {
         guard lastChanged >= transaction.revision else { return }
         engine = BindingEngine(clock: clock)
         engine.restore(try transaction.allBindings())
+        for (key, expires) in try transaction.expiringKeys() {
+            engine.expire(CollectionOfOne(key), at: BindingInstant(milliseconds: expires))
+        }
         lastChanged = .none
     }
 }
@@ -58,6 +61,12 @@ extension Propagation {
     /// Writes the derived values, errors and operator states into the
     /// transaction, at its revision.
     func apply(to transaction: inout WriteTransaction) throws(StoreError) {
+        for key in expired where try transaction.revision(of: key) != .none {
+            try transaction.delete(key)
+        }
+        for key in clearedErrors {
+            try transaction.clearError(key)
+        }
         for change in changes {
             switch change.kind {
             case .set(let value): try transaction.set(change.key, value)

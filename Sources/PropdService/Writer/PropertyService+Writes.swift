@@ -5,8 +5,10 @@ import PropdStore
 /// A write request, as the server hands it to the writer.
 public enum WriteOperation: Sendable {
     /// `Set`: every key atomically as one revision; `expect` maps keys to the
-    /// revision they must still have (0: must not exist).
-    case set([Key: JSONValue], expect: [Key: Revision])
+    /// revision they must still have (0: must not exist). With `ttl`
+    /// (milliseconds) every key expires that long after the write; without
+    /// it every key is permanent.
+    case set([Key: JSONValue], expect: [Key: Revision], ttl: Int64? = nil)
     /// `Delete`: every key atomically as one revision.
     case delete([Key], expect: [Key: Revision])
     /// `Bind`: declares or replaces the binding of a key. `authorize` sees
@@ -56,8 +58,8 @@ extension PropertyService {
         switch operation {
         // Set and Delete check everything (derived keys, expectations, missing
         // keys) before their first write, so they need no savepoint.
-        case .set(let values, let expect):
-            submit(Self.setBody(values, expect: expect), validatesFirst: true, deferred: deferred, resumesTask: resumesTask) {
+        case .set(let values, let expect, let ttl):
+            submit(Self.setBody(values, expect: expect, ttl: ttl), validatesFirst: true, deferred: deferred, resumesTask: resumesTask) {
                 completion(Self.outcome($0))
             }
         case .delete(let keys, let expect):
@@ -88,9 +90,11 @@ extension PropertyService {
         return try result.get()
     }
 
-    /// `Set`, awaited. See ``WriteOperation/set(_:expect:)``.
-    public func set(_ values: [Key: JSONValue], expect: [Key: Revision] = [:]) async throws(ServiceError) -> Revision {
-        try await perform(.set(values, expect: expect)).revision
+    /// `Set`, awaited. See ``WriteOperation/set(_:expect:ttl:)``.
+    public func set(_ values: [Key: JSONValue], expect: [Key: Revision] = [:], ttl: Int64? = nil)
+        async throws(ServiceError) -> Revision
+    {
+        try await perform(.set(values, expect: expect, ttl: ttl)).revision
     }
 
     /// `Delete`, awaited.
@@ -122,10 +126,21 @@ extension PropertyService {
 
     typealias Body<T> = @Sendable (inout WriteTransaction, inout EngineState) throws -> T
 
-    static func setBody(_ values: [Key: JSONValue], expect: [Key: Revision]) -> Body<Void> {
+    static func setBody(_ values: [Key: JSONValue], expect: [Key: Revision], ttl: Int64?) -> Body<Void> {
         { transaction, state in
             for key in values.keys where state.engine.isDerived(key) { throw ServiceError.keyIsDerived(key.rawValue) }
-            try WriteRequest(set: values, expect: expect).apply(to: &transaction)
+            guard let ttl else {
+                try WriteRequest(set: values, expect: expect).apply(to: &transaction)
+                // Without ttl a key is permanent again.
+                state.changed(at: transaction.revision)
+                state.engine.expire(values.keys, at: nil)
+                try propagate(&transaction, &state)
+                return
+            }
+            let deadline = state.clock.now().advanced(by: .milliseconds(ttl))
+            try WriteRequest(set: values, expect: expect).apply(to: &transaction, expires: deadline.milliseconds)
+            state.changed(at: transaction.revision)
+            state.engine.expire(values.keys, at: deadline)
             try propagate(&transaction, &state)
         }
     }
@@ -144,6 +159,8 @@ extension PropertyService {
                 throw ServiceError.noSuchKey(key.rawValue)
             }
             try WriteRequest(delete: keys, expect: expect).apply(to: &transaction)
+            state.changed(at: transaction.revision)
+            state.engine.expire(keys, at: nil)
             try propagate(&transaction, &state)
         }
     }
@@ -192,6 +209,9 @@ extension PropertyService {
             throw error.serviceError
         }
         state.changed(at: transaction.revision)
+        // A derived key does not expire.
+        state.engine.expire(CollectionOfOne(key), at: nil)
+        try transaction.makePermanent(key)
         try transaction.putBinding(key: key, expression: expression, sources: declaration.sources)
         try transaction.declareDerived(key)
         try transaction.removeBindingState(key)
@@ -206,7 +226,12 @@ extension PropertyService {
         state.engine.remove(key: key)
         try transaction.removeBinding(key)
         try transaction.removeBindingState(key)
-        if let property = try transaction.property(key), property.value == nil {
+        guard let property = try transaction.property(key) else { return }
+        if let value = property.value {
+            // A plain property has no evaluation error: the kept value is set
+            // again, which clears it and tells subscribers.
+            if property.error != nil { try transaction.set(key, value) }
+        } else {
             try transaction.delete(key)
         }
     }
