@@ -13,16 +13,17 @@ import Testing
     @Test func aReplacedThrottleFiresWithNoOtherWrite() async throws {
         let daemon = try PropdProcess()
         let client = try await PropdClient.connect(to: daemon.socketPath)
-        try await client.bind("t.out", "t.in.throttle(300ms)")
+        try await client.bind("t.out", "t.in.throttle(1s)")
         let observer = EventCollector(client.observe(["t.out"], initial: false))
         _ = try await observer.synced()
         try await client.set(["t.in": 1])
-        // Replaced within the window: the wake-up armed for the first
-        // deadline finds nothing due and must arm again for the second.
+        // Replaced within the window (on a loaded machine the pause may
+        // outlast it; then 1 is emitted first, as it should be): the wake-up
+        // armed for the first deadline finds nothing due and must arm again.
         try await Task.sleep(for: .milliseconds(100))
         let second = try await client.set(["t.in": 2])
-        let events = try await observer.take(timeout: .seconds(20)) { $0.count == 1 }
-        #expect(events == [Event(key: "t.out", kind: .set, value: 2, revision: second.next)])
+        let events = try await observer.take(timeout: .seconds(20)) { $0.last?.value == 2 }
+        #expect(events.last == Event(key: "t.out", kind: .set, value: 2, revision: second.next))
         #expect(try await client.get(["t.out"]).first?.value == 2)
     }
 
@@ -47,12 +48,15 @@ import Testing
         let daemon = try PropdProcess()
         let client = try await PropdClient.connect(to: daemon.socketPath)
         let before = Self.now()
-        let written = try await client.set(["lease.a": "me", "lease.b": 2], ttl: 300)
+        try await client.set(["lease.a": "me"], ttl: 600_000)
         let leased = try await client.get(["lease.a"])[0]
         let expires = try #require(leased.expires)
-        #expect(expires >= before + 300 && expires <= Self.now() + 300)
+        #expect(expires >= before + 600_000 && expires <= Self.now() + 600_000)
         let observer = EventCollector(client.observe(["lease.*"], initial: false))
         _ = try await observer.synced()
+        // A heartbeat with a short ttl: the clock restarts from it.
+        let written = try await client.set(["lease.a": "me", "lease.b": 2], ttl: 300)
+        _ = try await observer.take(timeout: .seconds(20)) { $0.count == 2 }
         let events = try await observer.take(timeout: .seconds(20)) { $0.count == 2 }
         #expect(events.map(\.kind) == [.delete, .delete])
         #expect(Set(events.map(\.key)) == ["lease.a", "lease.b"])
@@ -60,16 +64,16 @@ import Testing
         #expect(events[0].revision == written.next)
         #expect(try await client.list("lease.*").properties.isEmpty)
         let history = try await client.history("lease.a")
-        #expect(history.map(\.kind) == [.delete, .set])
+        #expect(history.map(\.kind) == [.delete, .set, .set])
     }
 
     @Test func heartbeatsKeepAKeyAndASetWithoutTTLMakesItPermanent() async throws {
         let daemon = try PropdProcess()
         let client = try await PropdClient.connect(to: daemon.socketPath)
-        try await client.set(["hb.node": 1], ttl: 2_000)
+        try await client.set(["hb.node": 1], ttl: 600_000)
         let first = try #require(try await client.get(["hb.node"])[0].expires)
         try await Task.sleep(for: .milliseconds(20))
-        try await client.set(["hb.node": 2], ttl: 2_000)
+        try await client.set(["hb.node": 2], ttl: 600_000)
         let second = try #require(try await client.get(["hb.node"])[0].expires)
         #expect(second > first, "a heartbeat restarts the clock")
         try await client.set(["hb.node": 3])
@@ -108,9 +112,9 @@ import Testing
         let client = try await PropdClient.connect(to: daemon.socketPath)
         try await client.bind("ok", "combineLatest(p.a, p.b).map { $0 + $1 }")
         try await client.set(["p.a": 1])
-        try await client.set(["p.b": 2], ttl: 100)
         let observer = EventCollector(client.observe(["p.b"], initial: false))
         _ = try await observer.synced()
+        try await client.set(["p.b": 2], ttl: 100)
         _ = try await observer.take(timeout: .seconds(20)) { $0.last?.kind == .delete }
         try await client.set(["p.a": 5])
         #expect(try await client.get(["ok"])[0].value == 3, "combineLatest waits for p.b again")
@@ -144,10 +148,10 @@ import Testing
     @Test func timeoutAndDelayRunOnTheRealClock() async throws {
         let daemon = try PropdProcess()
         let client = try await PropdClient.connect(to: daemon.socketPath)
-        try await client.bind("quiet", "sensor.timeout(200ms)")
-        try await client.bind("later", "sensor.delay(150ms)")
         let observer = EventCollector(client.observe(["quiet", "later"], initial: false))
         _ = try await observer.synced()
+        try await client.bind("quiet", "sensor.timeout(200ms)")
+        try await client.bind("later", "sensor.delay(150ms)")
         let first = try await observer.take(timeout: .seconds(20)) { $0.last?.kind == .error }
         #expect(first.last == Event(key: "quiet", kind: .error, revision: first.last?.revision ?? 0,
             error: "timeout after 200ms"))

@@ -35,7 +35,8 @@ type Event (
 )
 
 # A declared binding: the key it derives, its expression and its sources.
-type Binding (key: string, expression: string, sources: []string, error: ?string)
+# state is its operator state (scan accumulators, counters, pending timers), for dumps.
+type Binding (key: string, expression: string, sources: []string, error: ?string, state: ?object)
 
 # The named properties, in the order asked.
 method Get(keys: []string) -> (properties: []Property)
@@ -66,8 +67,9 @@ method Subscribe(
 # Past changes of one key, newest first, below before when given.
 method History(key: string, limit: ?int, before: ?int) -> (entries: []Event)
 
-# Declares or replaces the binding of key.
-method Bind(key: string, expression: string) -> (revision: int, sources: []string)
+# Declares or replaces the binding of key. With state (from Bindings) it
+# continues from that state instead of evaluating, and key keeps its value.
+method Bind(key: string, expression: string, state: ?object) -> (revision: int, sources: []string)
 
 # Removes the binding of key; the key keeps its last value as a plain property.
 method Unbind(key: string) -> (revision: int)

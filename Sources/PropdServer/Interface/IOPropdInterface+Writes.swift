@@ -45,9 +45,11 @@ extension IOPropdInterface {
     func bind(_ call: VarlinkCall, _ connection: VarlinkConnectionContext, _ responder: VarlinkResponder) {
         let key: Key
         let expression: String
+        let state: JSONValue?
         do {
             key = try WireCoding.key(try call.parameters.requiredString("key"))
             expression = try call.parameters.requiredString("expression")
+            state = try call.parameters.optionalObject("state").map(JSONValue.object)
             try access.require(.write, key, connection.peer)
         } catch {
             return responder.fail(error)
@@ -64,7 +66,7 @@ extension IOPropdInterface {
                 throw ServiceError.permissionDenied(KeyPattern.all.rawValue)
             }
         }
-        write(.bind(key, expression: expression, authorize: authorize), connection, responder)
+        write(.bind(key, expression: expression, state: state, authorize: authorize), connection, responder)
     }
 
     func unbind(_ call: VarlinkCall, _ connection: VarlinkConnectionContext, _ responder: VarlinkResponder) {

@@ -98,6 +98,7 @@ enum WireCoding {
             "sources": .array(binding.sources.map { .string($0.rawValue) }),
         ]
         if let error = binding.error { object["error"] = .string(error) }
+        if let state = binding.state { object["state"] = state }
         return .object(object)
     }
 

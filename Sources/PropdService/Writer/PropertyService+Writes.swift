@@ -13,7 +13,11 @@ public enum WriteOperation: Sendable {
     case delete([Key], expect: [Key: Revision])
     /// `Bind`: declares or replaces the binding of a key. `authorize` sees
     /// what the binding would read before anything is written, and may refuse it.
-    case bind(Key, expression: String, authorize: @Sendable (BindingReach) throws(ServiceError) -> Void)
+    /// With `state` (a dump's operator state) the binding continues from it
+    /// instead of evaluating, and the key keeps its value.
+    case bind(
+        Key, expression: String, state: JSONValue? = nil,
+        authorize: @Sendable (BindingReach) throws(ServiceError) -> Void)
     /// `Unbind`: removes a binding; the key keeps its last value.
     case unbind(Key)
 }
@@ -66,8 +70,8 @@ extension PropertyService {
             submit(Self.deleteBody(keys, expect: expect), validatesFirst: true, deferred: deferred, resumesTask: resumesTask) {
                 completion(Self.outcome($0))
             }
-        case .bind(let key, let expression, let authorize):
-            let body = Self.bindBody(key, expression: expression, authorize: authorize)
+        case .bind(let key, let expression, let state, let authorize):
+            let body = Self.bindBody(key, expression: expression, state: state, authorize: authorize)
             submit(body, deferred: deferred, resumesTask: resumesTask) { result in
                 completion(Self.outcome(result).map { outcome in
                     var outcome = outcome
@@ -105,10 +109,10 @@ extension PropertyService {
     /// `Bind`, awaited: validated first (parse, sources, cycles), persisted,
     /// and evaluated at once when its sources have values.
     public func bind(
-        _ key: Key, expression: String,
+        _ key: Key, expression: String, state: JSONValue? = nil,
         authorize: @escaping @Sendable (BindingReach) throws(ServiceError) -> Void = { _ in }
     ) async throws(ServiceError) -> (revision: Revision, sources: [Key]) {
-        let outcome = try await perform(.bind(key, expression: expression, authorize: authorize))
+        let outcome = try await perform(.bind(key, expression: expression, state: state, authorize: authorize))
         return (outcome.revision, outcome.sources)
     }
 
@@ -166,16 +170,18 @@ extension PropertyService {
     }
 
     static func bindBody(
-        _ key: Key, expression: String, authorize: @escaping @Sendable (BindingReach) throws(ServiceError) -> Void
+        _ key: Key, expression: String, state: JSONValue?,
+        authorize: @escaping @Sendable (BindingReach) throws(ServiceError) -> Void
     ) -> Body<[Key]> {
-        { transaction, state in
+        let saved = state
+        return { transaction, state in
             do {
                 let check = try state.engine.check(key: key, expression: expression)
                 try authorize(BindingReach(sources: check.sources, followsKeys: check.followsKeys))
             } catch let error as BindingError {
                 throw error.serviceError
             }
-            let sources = try declare(key, expression: expression, in: &transaction, &state)
+            let sources = try declare(key, expression: expression, restoring: saved, in: &transaction, &state)
             // A client's binding is the client's: a later reload of the files
             // no longer removes it (though a file declaring the key again wins).
             try transaction.unmarkFileBinding(key)
@@ -197,13 +203,19 @@ extension PropertyService {
         try propagation.apply(to: &transaction)
     }
 
+    /// - Parameter saved: operator state to continue from instead of evaluating.
     static func declare(
-        _ key: Key, expression: String, in transaction: inout WriteTransaction, _ state: inout EngineState
+        _ key: Key, expression: String, restoring saved: JSONValue? = nil,
+        in transaction: inout WriteTransaction, _ state: inout EngineState
     ) throws -> [Key] {
         let declaration: Declaration
         do {
-            declaration = try state.engine.declare(key: key, expression: expression) { key in
-                (try? transaction.property(key))?.value
+            if let saved {
+                declaration = try state.engine.declare(key: key, expression: expression, restoring: saved)
+            } else {
+                declaration = try state.engine.declare(key: key, expression: expression) { key in
+                    (try? transaction.property(key))?.value
+                }
             }
         } catch {
             throw error.serviceError
@@ -217,6 +229,10 @@ extension PropertyService {
         try transaction.removeBindingState(key)
         try declaration.propagation.apply(to: &transaction)
         if let fresh = state.engine.state(of: key) { try transaction.putBindingState(key, fresh) }
+        if saved != nil, let message = state.engine.binding(of: key)?.error {
+            // The saved error state: the key keeps its value and shows the error.
+            try transaction.setError(key, message)
+        }
         return declaration.sources
     }
 
