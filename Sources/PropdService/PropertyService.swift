@@ -52,9 +52,7 @@ public final class PropertyService: Sendable {
         }
         do {
             // Keys whose deadline passed while the daemon was down fire as soon as the timer is armed.
-            for (key, expires) in try store.expiringKeys() {
-                state.engine.expire(CollectionOfOne(key), at: BindingInstant(milliseconds: expires))
-            }
+            state.engine.restoreExpiries(try store.expiringKeys())
         } catch {
             throw ServiceError(error)
         }

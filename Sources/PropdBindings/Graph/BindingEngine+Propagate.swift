@@ -71,6 +71,15 @@ extension BindingEngine {
         }
     }
 
+    /// Restores the expiring keys a previous run persisted (at start, or
+    /// after a rollback), earliest first for the cheapest heap insertions.
+    public func restoreExpiries(_ expiring: [(key: Key, expires: Int64)]) {
+        schedule.reserveCapacity(expiring.count)
+        for (key, expires) in expiring {
+            if schedule.set(.expiry(key), at: expires) == nil { expiringKeys += 1 }
+        }
+    }
+
     /// When `key` expires, if it does.
     public func expiry(of key: Key) -> BindingInstant? {
         schedule.deadline(of: .expiry(key)).map { BindingInstant(milliseconds: $0) }

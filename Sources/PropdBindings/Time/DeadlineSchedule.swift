@@ -73,6 +73,12 @@ public struct DeadlineSchedule<Owner: Hashable> {
         return due
     }
 
+    /// Makes room for `count` more deadlines at once (a restart restoring many).
+    public mutating func reserveCapacity(_ count: Int) {
+        current.reserveCapacity(current.count + count)
+        heap.reserveCapacity(heap.count + count)
+    }
+
     /// Forgets every deadline.
     public mutating func removeAll() {
         current.removeAll()

@@ -34,9 +34,7 @@ struct EngineState {
         guard lastChanged >= transaction.revision else { return }
         engine = BindingEngine(clock: clock)
         engine.restore(try transaction.allBindings())
-        for (key, expires) in try transaction.expiringKeys() {
-            engine.expire(CollectionOfOne(key), at: BindingInstant(milliseconds: expires))
-        }
+        engine.restoreExpiries(try transaction.expiringKeys())
         lastChanged = .none
     }
 }
