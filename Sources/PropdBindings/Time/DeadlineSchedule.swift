@@ -46,14 +46,16 @@ public struct DeadlineSchedule<Owner: Hashable> {
     public mutating func set(_ owner: Owner, at deadline: Int64?) -> Int64? {
         guard let deadline else {
             guard let old = current.removeValue(forKey: owner) else { return nil }
-            dropStaleTop()
+            if old == heap.first?.deadline { dropStaleTop() }
             compactIfMostlyStale()
             return old
         }
         let old = current.updateValue(deadline, forKey: owner)
         guard old != deadline else { return old }
         push(Entry(deadline: deadline, owner: owner))
-        dropStaleTop()
+        // Only an entry at the old deadline can have gone stale at the top
+        // (looking it up on every call would cost a hash per heartbeat).
+        if let old, old == heap.first?.deadline { dropStaleTop() }
         compactIfMostlyStale()
         return old
     }
