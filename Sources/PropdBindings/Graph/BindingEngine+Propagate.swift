@@ -72,7 +72,7 @@ extension BindingEngine {
     }
 
     /// Restores the expiring keys a previous run persisted (at start, or
-    /// after a rollback), earliest first for the cheapest heap insertions.
+    /// after a rollback).
     public func restoreExpiries(_ expiring: [(key: Key, expires: Int64)]) {
         schedule.reserveCapacity(expiring.count)
         for (key, expires) in expiring {

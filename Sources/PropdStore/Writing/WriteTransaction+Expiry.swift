@@ -28,12 +28,12 @@ extension WriteTransaction {
     }
 }
 
-/// The expiring keys, read through the partial index `properties_by_expiry`.
+/// The expiring keys, read through the partial index `properties_expiring`.
 enum ExpiringKeys {
     static func all(_ db: Database, path: String) throws -> [(key: Key, expires: Int64)] {
         var result: [(key: Key, expires: Int64)] = []
         let rows = try Row.fetchCursor(
-            db.cachedStatement(sql: "SELECT key, expires FROM properties WHERE expires IS NOT NULL ORDER BY expires"))
+            db.cachedStatement(sql: "SELECT key, expires FROM properties WHERE expires IS NOT NULL"))
         while let row = try rows.next() {
             result.append((try PropertyRow.key(row, 0, path: path), row[1]))
         }
