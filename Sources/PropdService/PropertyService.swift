@@ -4,7 +4,7 @@ import PropdCore
 public import PropdStore
 
 /// propd's single writer and its readers: every write (Set, Delete, Bind,
-/// Unbind, binding-file reloads, throttle timers) runs through one ordered
+/// Unbind, binding-file reloads, timers) runs through one ordered
 /// pipeline — validate, run the binding engine on the change set, commit one
 /// revision per request (group commit) — and every committed revision is
 /// published to the subscriptions, in order, before its callers are answered.
@@ -27,7 +27,8 @@ public final class PropertyService: Sendable {
 
     /// Opens the service on `store`: restores every persisted binding with
     /// its operator state (nothing is re-emitted), hooks the hub to the
-    /// store's commits, and arms the timers of pending throttles.
+    /// store's commits, and arms the timer for the pending deadlines (time
+    /// operators and expiring keys).
     ///
     /// - Parameter makeClock: where time operators read the time (the wall
     ///   clock unless a test injects another).

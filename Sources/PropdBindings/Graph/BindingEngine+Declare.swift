@@ -103,7 +103,7 @@ extension BindingEngine {
 
     /// Rebuilds bindings persisted by a previous run, with their operator
     /// state, without evaluating anything (no value is emitted again).
-    /// Pending throttles keep their deadlines: call ``fireDueTimers(now:lookup:)``
+    /// Pending timers (throttle, delay, timeout) keep their deadlines: call ``fireDueTimers(now:lookup:)``
     /// when ``nextDeadline`` is due.
     ///
     /// A state that does not fit the expression (e.g. written by another

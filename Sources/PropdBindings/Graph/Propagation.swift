@@ -16,7 +16,8 @@ public struct Propagation: Sendable, Hashable {
     public var clearedErrors: [Key] = []
     /// New operator state of each binding whose state changed, to store with the changes.
     public var states: [BindingStateUpdate]
-    /// The earliest pending timer of the whole engine, after this propagation.
+    /// The earliest pending deadline of the whole engine (a timer or an
+    /// expiring key), after this propagation.
     public var nextDeadline: BindingInstant?
 
     public init(changes: [Change] = [], states: [BindingStateUpdate] = [], nextDeadline: BindingInstant? = nil) {
