@@ -8,8 +8,11 @@ public struct BindingInfo: Sendable, Hashable {
     public var sources: [String]
     /// The derived property's current evaluation error, if any.
     public var error: String?
+    /// The binding's operator state, as `Bind(…, state)` takes it back.
+    public var state: JSONValue?
 
-    public init(key: String, expression: String, sources: [String], error: String? = nil) {
+    public init(key: String, expression: String, sources: [String], error: String? = nil, state: JSONValue? = nil) {
+        self.state = state
         self.key = key
         self.expression = expression
         self.sources = sources
@@ -78,12 +81,17 @@ public final class PropdClient: Sendable {
 
     /// Writes every key atomically as one revision; `expect` maps keys to the
     /// revision they must still have (0: must not exist).
+    ///
+    /// - Parameter ttl: milliseconds (1 to 2^31) after which every key is
+    ///   deleted; a later Set with `ttl` restarts the clock, one without makes
+    ///   the key permanent.
     @discardableResult
-    public func set(_ values: [String: JSONValue], expect: [String: Revision] = [:]) async throws(PropdClientError)
-        -> Revision
+    public func set(_ values: [String: JSONValue], expect: [String: Revision] = [:], ttl: Int64? = nil)
+        async throws(PropdClientError) -> Revision
     {
         var parameters: [String: JSONValue] = ["values": .object(values)]
         if !expect.isEmpty { parameters["expect"] = Self.encode(expect) }
+        if let ttl { parameters["ttl"] = .integer(ttl) }
         return try WireDecoding.revision(try await call("Set", parameters), "revision")
     }
 
@@ -96,11 +104,16 @@ public final class PropdClient: Sendable {
     }
 
     /// Declares or replaces the binding of `key`; returns its sources.
+    ///
+    /// - Parameter state: a binding's operator state as ``bindings(_:)``
+    ///   returned it: the binding continues from it instead of evaluating.
     @discardableResult
-    public func bind(_ key: String, _ expression: String) async throws(PropdClientError)
+    public func bind(_ key: String, _ expression: String, state: JSONValue? = nil) async throws(PropdClientError)
         -> (revision: Revision, sources: [String])
     {
-        let reply = try await call("Bind", ["key": .string(key), "expression": .string(expression)])
+        var parameters: [String: JSONValue] = ["key": .string(key), "expression": .string(expression)]
+        if let state { parameters["state"] = state }
+        let reply = try await call("Bind", parameters)
         return (try WireDecoding.revision(reply, "revision"), try WireDecoding.strings(reply, "sources"))
     }
 
@@ -158,7 +171,8 @@ public final class PropdClient: Sendable {
                     key: try WireDecoding.string(object, "key"),
                     expression: try WireDecoding.string(object, "expression"),
                     sources: try WireDecoding.strings(object, "sources"),
-                    error: try WireDecoding.optionalString(object, "error")))
+                    error: try WireDecoding.optionalString(object, "error"),
+                    state: object["state"]))
         }
         return bindings
     }

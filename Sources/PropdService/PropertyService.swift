@@ -4,7 +4,7 @@ import PropdCore
 public import PropdStore
 
 /// propd's single writer and its readers: every write (Set, Delete, Bind,
-/// Unbind, binding-file reloads, throttle timers) runs through one ordered
+/// Unbind, binding-file reloads, timers) runs through one ordered
 /// pipeline — validate, run the binding engine on the change set, commit one
 /// revision per request (group commit) — and every committed revision is
 /// published to the subscriptions, in order, before its callers are answered.
@@ -21,13 +21,14 @@ public final class PropertyService: Sendable {
     public let store: PropertyStore
     public let hub: SubscriptionHub
     let engine: EngineLock
-    let timers = BindingTimers()
+    let timers = TimerWakeup()
     let logger: Logger
     let startedAt = ContinuousClock.now
 
     /// Opens the service on `store`: restores every persisted binding with
     /// its operator state (nothing is re-emitted), hooks the hub to the
-    /// store's commits, and arms the timers of pending throttles.
+    /// store's commits, and arms the timer for the pending deadlines (time
+    /// operators and expiring keys).
     ///
     /// - Parameter makeClock: where time operators read the time (the wall
     ///   clock unless a test injects another).
@@ -49,6 +50,12 @@ public final class PropertyService: Sendable {
         }
         for (key, failure) in state.engine.restore(restored) {
             logger.error("persisted binding cannot be restored", metadata: ["key": "\(key)", "reason": "\(failure)"])
+        }
+        do {
+            // Keys whose deadline passed while the daemon was down fire as soon as the timer is armed.
+            state.engine.restoreExpiries(try store.expiringKeys())
+        } catch {
+            throw ServiceError(error)
         }
         let deadline = state.engine.nextDeadline
         engine = EngineLock(state)
@@ -88,10 +95,11 @@ public final class PropertyService: Sendable {
         store.submit(
             { [engine, timers] transaction in
                 try engine.withLock { state in
+                    // Whatever the body does (even throw: a timer that found
+                    // nothing due), the timer is armed for what is pending.
+                    defer { timers.arm(state.engine.nextDeadline, clock: state.clock) }
                     try state.resynchronize(for: transaction)
-                    let result = try body(&transaction, &state)
-                    timers.arm(state.engine.nextDeadline, clock: state.clock)
-                    return result
+                    return try body(&transaction, &state)
                 }
             }, needsSavepoint: !validatesFirst, deferred: deferred, resumesTask: resumesTask, completion: completion)
     }

@@ -19,6 +19,7 @@ struct SetCommand: AsyncParsableCommand {
               propctl set config '{"mode": "eco", "level": 3}'
               propctl set room.temp 22 --expect 41      # only if room.temp is still at revision 41
               propctl set lock.owner me --expect 0      # only if lock.owner does not exist
+              propctl set node.a.alive true --ttl 30s   # deleted 30 s later unless set again
             """)
 
     @OptionGroup var global: GlobalOptions
@@ -29,6 +30,11 @@ struct SetCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp(
         "Write only if every key is still at this revision (0: only if none exists).", valueName: "rev"))
     var expect: Int64?
+
+    @Option(help: ArgumentHelp(
+        "Delete the keys this long after the write unless set again (ms, s, m, h; at most 2^31 ms).",
+        valueName: "duration"))
+    var ttl: TimeToLive?
 
     @Flag(help: "Store every VALUE as a string, even when it looks like JSON.")
     var string = false
@@ -50,7 +56,7 @@ struct SetCommand: AsyncParsableCommand {
             if let expect { expectations[pairs[i]] = Revision(expect) }
         }
         let revision = try await global.withClient { client throws(PropdClientError) in
-            try await client.set(values, expect: expectations)
+            try await client.set(values, expect: expectations, ttl: ttl?.milliseconds)
         }
         global.printRevision(revision)
     }

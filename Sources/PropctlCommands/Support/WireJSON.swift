@@ -13,6 +13,7 @@ enum WireJSON {
         if let value = p.value { o["value"] = value }
         if let binding = p.binding { o["binding"] = .string(binding) }
         if let error = p.error { o["error"] = .string(error) }
+        if let expires = p.expires { o["expires"] = .integer(expires) }
         return .object(o)
     }
 

@@ -17,6 +17,9 @@ struct StreamRun {
     let lookup: (Key) -> JSONValue?
 
     var stateChanged = false
+    /// Set when an operator dropped a value (filter, distinctUntilChanged,
+    /// skip, take…): the evaluation succeeded even though nothing is emitted.
+    var dropped = false
     /// flatMap edges to change once the evaluation is kept: (slot, old node, new key).
     var follows: [(slot: Int, from: Int32?, to: Key?)] = []
     /// Set when a followed key sits at or above this binding's height: the
@@ -88,7 +91,9 @@ struct StreamRun {
             return Merge.step(inputs)
         case .step(let upstream, let step, let slot):
             let input = evaluate(upstream, &states)
-            return apply(step, slot: slot, input, &states)
+            let output = apply(step, slot: slot, input, &states)
+            if case .value = input, output == .nothing, !step.holdsValues { dropped = true }
+            return output
         }
     }
 
@@ -130,6 +135,12 @@ struct StreamRun {
         case (.throttle(let milliseconds), .throttle(var s)):
             output = s.step(input, milliseconds: milliseconds, now: now, changed: &stateChanged)
             states[slot] = .throttle(s)
+        case (.timeout(let milliseconds, let written), .timeout(var s)):
+            output = s.step(input, milliseconds: milliseconds, written: written, now: now, changed: &stateChanged)
+            states[slot] = .timeout(s)
+        case (.delay(let milliseconds), .delay(var s)):
+            output = s.step(input, milliseconds: milliseconds, now: now, changed: &stateChanged)
+            states[slot] = .delay(s)
         case (.flatMap(let selector), .flatMap(var s)):
             output = s.step(input, selector, slot: slot, run: &self)
             states[slot] = .flatMap(s)

@@ -9,7 +9,8 @@ struct CompiledBinding: Sendable {
     var initialStates: [OperatorState]
     /// The operators in the order they are written, for the graph description.
     var operatorLabels: [String]
-    /// Whether a `throttle` is present (the binding may hold a timer).
+    /// Whether a time operator (`throttle`, `timeout`, `delay`) is present
+    /// (the binding may hold a timer).
     var usesTime: Bool
     /// Whether a `flatMap` is present (the binding may follow keys).
     var usesFlatMap: Bool
@@ -98,6 +99,12 @@ struct StreamCompiler {
         case .throttle(let milliseconds):
             usesTime = true
             return (.throttle(milliseconds: milliseconds), .throttle(ThrottleState()), nil)
+        case .timeout(let milliseconds, let written):
+            usesTime = true
+            return (.timeout(milliseconds: milliseconds, written: written), .timeout(TimeoutState()), nil)
+        case .delay(let milliseconds):
+            usesTime = true
+            return (.delay(milliseconds: milliseconds), .delay(DelayState()), nil)
         case .scan(let seedSyntax, let closure):
             let seed = try constant(seedSyntax, of: "scan")
             let compiled = try compile(closure, of: "scan", arity: arity, accumulator: true).0

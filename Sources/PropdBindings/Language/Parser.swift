@@ -212,16 +212,12 @@ struct Parser {
         case "startWith": kind = .startWith(try parseArgument(of: name))
         case "catchTo": kind = .catchTo(try parseArgument(of: name))
         case "throttle":
-            try expect(.leftParen, "after throttle")
-            let token = try advance()
-            guard case .duration(let milliseconds) = token.kind else {
-                throw error("expected a duration like 300ms, 1s or 2m inside throttle(…)", found: token)
-            }
-            guard milliseconds > 0 else {
-                throw .invalid("the duration of throttle must be longer than 0ms", at: self.location(of: token))
-            }
-            try expect(.rightParen, "after the duration of throttle")
-            kind = .throttle(milliseconds: milliseconds)
+            kind = .throttle(milliseconds: try parseDuration(of: name).milliseconds)
+        case "timeout":
+            let duration = try parseDuration(of: name)
+            kind = .timeout(milliseconds: duration.milliseconds, written: duration.written)
+        case "delay":
+            kind = .delay(milliseconds: try parseDuration(of: name).milliseconds)
         case "takeUntil": kind = try parseTakeUntil()
         case "takeWhile": kind = .takeWhile(try parseClosure(of: name))
         case "skipWhile": kind = .skipWhile(try parseClosure(of: name))
@@ -251,6 +247,22 @@ struct Parser {
         let key = try scanKeyName(from: start, location: location)
         try expect(.rightParen, "after the key of takeUntil")
         return .takeUntil(key, location)
+    }
+
+    /// `(300ms)`: a duration longer than zero, and how it is written.
+    private mutating func parseDuration(of name: String) throws(BindingError)
+        -> (milliseconds: Int64, written: String)
+    {
+        try expect(.leftParen, "after \(name)")
+        let token = try advance()
+        guard case .duration(let milliseconds) = token.kind else {
+            throw error("expected a duration like 300ms, 1s or 2m inside \(name)(…)", found: token)
+        }
+        guard milliseconds > 0 else {
+            throw .invalid("the duration of \(name) must be longer than 0ms", at: self.location(of: token))
+        }
+        try expect(.rightParen, "after the duration of \(name)")
+        return (milliseconds, lexer.text(token.start..<token.end))
     }
 
     private mutating func parseCount(of name: String) throws(BindingError) -> Int {

@@ -13,6 +13,8 @@ enum OperatorState: Sendable, Equatable {
     case takeUntil(TakeUntilState)
     case takeWhile(TakeWhileState)
     case skipWhile(SkipWhileState)
+    case timeout(TimeoutState)
+    case delay(DelayState)
     /// Held while a slot's state is taken out to be mutated in place.
     case vacant
 
@@ -29,6 +31,8 @@ enum OperatorState: Sendable, Equatable {
         case .takeUntil(let s): return s.json
         case .takeWhile(let s): return s.json
         case .skipWhile(let s): return s.json
+        case .timeout(let s): return s.json
+        case .delay(let s): return s.json
         case .vacant: return .null
         }
     }
@@ -48,7 +52,20 @@ enum OperatorState: Sendable, Equatable {
         case .takeUntil: return TakeUntilState(json: json).map { .takeUntil($0) }
         case .takeWhile: return TakeWhileState(json: json).map { .takeWhile($0) }
         case .skipWhile: return SkipWhileState(json: json).map { .skipWhile($0) }
+        case .timeout: return TimeoutState(json: json).map { .timeout($0) }
+        case .delay: return DelayState(json: json).map { .delay($0) }
         case .vacant: return nil
+        }
+    }
+
+    /// When this state next needs an evaluation without any input (a time
+    /// operator's pending timer), in milliseconds since the epoch.
+    var deadline: Int64? {
+        switch self {
+        case .throttle(let s): return s.deadline
+        case .timeout(let s): return s.deadline
+        case .delay(let s): return s.deadline
+        default: return nil
         }
     }
 }

@@ -19,7 +19,9 @@ type Property (
   # The expression, for a derived property.
   binding: ?string,
   # A derived property's current evaluation error, if any.
-  error: ?string
+  error: ?string,
+  # When the key expires (it was set with a ttl), in milliseconds since the Unix epoch.
+  expires: ?int
 )
 
 # One change seen by a subscriber.
@@ -33,7 +35,8 @@ type Event (
 )
 
 # A declared binding: the key it derives, its expression and its sources.
-type Binding (key: string, expression: string, sources: []string, error: ?string)
+# state is its operator state (scan accumulators, counters, pending timers), for dumps.
+type Binding (key: string, expression: string, sources: []string, error: ?string, state: ?object)
 
 # The named properties, in the order asked.
 method Get(keys: []string) -> (properties: []Property)
@@ -43,8 +46,10 @@ method Get(keys: []string) -> (properties: []Property)
 method List(pattern: ?string, limit: ?int) -> (properties: []Property, revision: int)
 
 # Writes every key atomically as one new revision. expect maps keys to the
-# revision they must still have (0 = must not exist).
-method Set(values: [string]object, expect: ?[string]int) -> (revision: int)
+# revision they must still have (0 = must not exist). ttl (milliseconds,
+# 1 to 2^31) makes every key expire that long after: it is then deleted as a
+# revision of its own. Without ttl the keys are permanent.
+method Set(values: [string]object, expect: ?[string]int, ttl: ?int) -> (revision: int)
 
 # Deletes the keys atomically as one revision.
 method Delete(keys: []string, expect: ?[string]int) -> (revision: int)
@@ -62,8 +67,9 @@ method Subscribe(
 # Past changes of one key, newest first, below before when given.
 method History(key: string, limit: ?int, before: ?int) -> (entries: []Event)
 
-# Declares or replaces the binding of key.
-method Bind(key: string, expression: string) -> (revision: int, sources: []string)
+# Declares or replaces the binding of key. With state (from Bindings) it
+# continues from that state instead of evaluating, and key keeps its value.
+method Bind(key: string, expression: string, state: ?object) -> (revision: int, sources: []string)
 
 # Removes the binding of key; the key keeps its last value as a plain property.
 method Unbind(key: string) -> (revision: int)

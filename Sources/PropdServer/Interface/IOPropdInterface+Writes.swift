@@ -6,6 +6,7 @@ extension IOPropdInterface {
     func set(_ call: VarlinkCall, _ connection: VarlinkConnectionContext, _ responder: VarlinkResponder) {
         let values: [Key: JSONValue]
         let expect: [Key: Revision]
+        let ttl: Int64?
         do {
             let object = try call.parameters.requiredObject("values")
             try checkCount(object.count, "max-keys-per-call", limits.keysPerCall)
@@ -19,10 +20,11 @@ extension IOPropdInterface {
             values = decoded
             expect = try WireCoding.expectations(call.parameters)
             for key in expect.keys { try access.require(.read, key, connection.peer) }
+            ttl = try WireCoding.timeToLive(call.parameters)
         } catch {
             return responder.fail(error)
         }
-        write(.set(values, expect: expect), connection, responder)
+        write(.set(values, expect: expect, ttl: ttl), connection, responder)
     }
 
     func delete(_ call: VarlinkCall, _ connection: VarlinkConnectionContext, _ responder: VarlinkResponder) {
@@ -43,9 +45,11 @@ extension IOPropdInterface {
     func bind(_ call: VarlinkCall, _ connection: VarlinkConnectionContext, _ responder: VarlinkResponder) {
         let key: Key
         let expression: String
+        let state: JSONValue?
         do {
             key = try WireCoding.key(try call.parameters.requiredString("key"))
             expression = try call.parameters.requiredString("expression")
+            state = try call.parameters.optionalObject("state").map(JSONValue.object)
             try access.require(.write, key, connection.peer)
         } catch {
             return responder.fail(error)
@@ -62,7 +66,7 @@ extension IOPropdInterface {
                 throw ServiceError.permissionDenied(KeyPattern.all.rawValue)
             }
         }
-        write(.bind(key, expression: expression, authorize: authorize), connection, responder)
+        write(.bind(key, expression: expression, state: state, authorize: authorize), connection, responder)
     }
 
     func unbind(_ call: VarlinkCall, _ connection: VarlinkConnectionContext, _ responder: VarlinkResponder) {

@@ -58,6 +58,13 @@ enum WireCoding {
         return value
     }
 
+    /// `ttl: ?int` of `Set`: milliseconds, 1 to 2^31.
+    static func timeToLive(_ parameters: [String: JSONValue]) throws(VarlinkCallError) -> Int64? {
+        guard let ttl = try parameters.optionalInteger("ttl") else { return nil }
+        guard (1...(Int64(1) << 31)).contains(ttl) else { throw .invalidParameter("ttl") }
+        return ttl
+    }
+
     // MARK: Encoding
 
     static func encode(_ property: Property) -> JSONValue {
@@ -69,6 +76,7 @@ enum WireCoding {
         if let value = property.value { object["value"] = value }
         if let binding = property.binding { object["binding"] = .string(binding) }
         if let error = property.error { object["error"] = .string(error) }
+        if let expires = property.expires { object["expires"] = .integer(expires) }
         return .object(object)
     }
 
@@ -90,6 +98,7 @@ enum WireCoding {
             "sources": .array(binding.sources.map { .string($0.rawValue) }),
         ]
         if let error = binding.error { object["error"] = .string(error) }
+        if let state = binding.state { object["state"] = state }
         return .object(object)
     }
 

@@ -34,6 +34,7 @@ struct EngineState {
         guard lastChanged >= transaction.revision else { return }
         engine = BindingEngine(clock: clock)
         engine.restore(try transaction.allBindings())
+        engine.restoreExpiries(try transaction.expiringKeys())
         lastChanged = .none
     }
 }
@@ -58,6 +59,12 @@ extension Propagation {
     /// Writes the derived values, errors and operator states into the
     /// transaction, at its revision.
     func apply(to transaction: inout WriteTransaction) throws(StoreError) {
+        for key in expired where try transaction.revision(of: key) != .none {
+            try transaction.delete(key)
+        }
+        for key in clearedErrors {
+            try transaction.clearError(key)
+        }
         for change in changes {
             switch change.kind {
             case .set(let value): try transaction.set(change.key, value)

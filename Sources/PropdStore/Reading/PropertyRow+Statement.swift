@@ -15,7 +15,8 @@ extension PropertyRow {
             revision: Revision(sqlite3_column_int64(statement, 2)),
             created: Revision(sqlite3_column_int64(statement, 3)),
             binding: text(statement, 5),
-            error: text(statement, 4)
+            error: text(statement, 4),
+            expires: sqlite3_column_type(statement, 6) == SQLITE_NULL ? nil : sqlite3_column_int64(statement, 6)
         )
     }
 

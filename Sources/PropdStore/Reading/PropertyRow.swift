@@ -5,8 +5,8 @@ import PropdCore
 /// Decoding of stored rows. Anything that does not decode (a key that is not
 /// a key, a value that is not JSON) means the file was damaged outside propd.
 enum PropertyRow {
-    /// Columns: key, value, revision, created, error, binding expression.
-    static let selectColumns = "p.key, p.value, p.revision, p.created, p.error, b.expression"
+    /// Columns: key, value, revision, created, error, binding expression, expires.
+    static let selectColumns = "p.key, p.value, p.revision, p.created, p.error, b.expression, p.expires"
     static let fromClause = "properties p LEFT JOIN bindings b ON b.key = p.key"
 
     static func property(_ row: Row, path: String) throws -> Property {
@@ -21,7 +21,8 @@ enum PropertyRow {
             revision: Revision(row[2] as Int64),
             created: Revision(row[3] as Int64),
             binding: row[5] as String?,
-            error: row[4] as String?
+            error: row[4] as String?,
+            expires: row[6] as Int64?
         )
     }
 

@@ -125,6 +125,12 @@ extension PropertyStore {
         try read { db in try BindingTables.states(db, path: path) }
     }
 
+    /// Every key that expires, with its deadline (milliseconds since the
+    /// epoch), to arm the timers at start.
+    public func expiringKeys() throws(StoreError) -> [(key: Key, expires: Int64)] {
+        try read { db in try ExpiringKeys.all(db, path: path) }
+    }
+
     /// How many keys exist.
     public func keyCount() throws(StoreError) -> Int {
         try read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM properties") ?? 0 }
@@ -193,7 +199,8 @@ extension PropertyStore {
             }
             return .set(key, value)
         case "delete": return .delete(key)
-        default: return Change(key: key, kind: .error(row[3] as String? ?? ""))
+        default:
+            return Change(key: key, kind: .error(row[3] as String? ?? ""), kept: try PropertyRow.json(row, 2, path: path))
         }
     }
 

@@ -146,8 +146,9 @@ final class WriterStatements {
         rollbackToSavepoint = try PreparedStatement(connection, "ROLLBACK TO request")
         setRevision = try PreparedStatement(connection, "UPDATE meta SET value = ?1 WHERE name = 'revision'")
         upsert = try PreparedStatement(connection, """
-            INSERT INTO properties (key, value, revision, created, error) VALUES (?1, ?2, ?3, ?3, NULL)
-            ON CONFLICT (key) DO UPDATE SET value = excluded.value, revision = excluded.revision, error = NULL
+            INSERT INTO properties (key, value, revision, created, error, expires) VALUES (?1, ?2, ?3, ?3, NULL, ?4)
+            ON CONFLICT (key) DO UPDATE SET value = excluded.value, revision = excluded.revision, error = NULL,
+                expires = excluded.expires
             """)
         // Not `DELETE ... RETURNING`: SQLite collects the returned rows in a
         // temporary table, built anew at each step (and SQLite 3.40 answers

@@ -81,7 +81,10 @@ public struct WriteTransaction {
 
     /// Sets `key` to `value` (creating it if needed) and clears any evaluation
     /// error. Used for client writes and for derived values alike.
-    public mutating func set(_ key: Key, _ value: JSONValue) throws(StoreError) {
+    ///
+    /// - Parameter expires: when the key expires (milliseconds since the
+    ///   epoch); `nil` makes it permanent.
+    public mutating func set(_ key: Key, _ value: JSONValue, expires: Int64? = nil) throws(StoreError) {
         let text = value.jsonString
         try run { _ in
             // History first: its `previous` is the key's head before this change.
@@ -90,6 +93,7 @@ public struct WriteTransaction {
             upsert.bind(1, key.rawValue)
             upsert.bind(2, text)
             upsert.bind(3, revision.rawValue)
+            upsert.bind(4, expires)
             try upsert.execute()
         }
         record(.set(key, value))
@@ -117,7 +121,7 @@ public struct WriteTransaction {
     /// set. Creates the key (without a value) if it does not exist.
     public mutating func setError(_ key: Key, _ message: String) throws(StoreError) {
         let revision = self.revision.rawValue
-        try run { db in
+        let kept = try run { db in
             let kept = try String?.fetchOne(
                 db.cachedStatement(sql: "SELECT value FROM properties WHERE key = ?"), arguments: [key.rawValue]) ?? nil
             // History first: its `previous` is the key's head before this change.
@@ -126,8 +130,9 @@ public struct WriteTransaction {
                 INSERT INTO properties (key, value, revision, created, error) VALUES (?1, NULL, ?2, ?2, ?3)
                 ON CONFLICT (key) DO UPDATE SET revision = excluded.revision, error = excluded.error
                 """).execute(arguments: [key.rawValue, revision, message])
+            return kept
         }
-        record(Change(key: key, kind: .error(message)))
+        record(Change(key: key, kind: .error(message), kept: kept.flatMap { try? JSONValue(parsing: $0) }))
     }
 
     /// Makes sure a derived key exists, without a value until its binding

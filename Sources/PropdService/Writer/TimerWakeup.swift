@@ -9,15 +9,15 @@ struct WeakService: Sendable {
     init(_ service: PropertyService) { self.service = service }
 }
 
-/// Wakes the writer when the earliest pending throttle is due. One timer
-/// task at a time, for the earliest deadline; each firing is a write request
-/// of its own (a revision when it emits something), after which the timer is
-/// armed again for whatever is pending next.
-final class BindingTimers: Sendable {
+/// The daemon's one timer: a single task sleeping until the engine's
+/// earliest deadline (time operators and expiring keys alike), never one per
+/// key. When it goes off, the writer fires everything due as one revision and
+/// arms the timer again (see ``WakeupAlarm`` for why no deadline is lost).
+final class TimerWakeup: Sendable {
     private struct State {
-        var armed: BindingInstant?
+        var alarm = WakeupAlarm()
         var task: Task<Void, Never>?
-        var cancelled = false
+        var stopped = false
         var service: WeakService?
     }
 
@@ -28,38 +28,38 @@ final class BindingTimers: Sendable {
         set { state.withLock { $0.service = newValue } }
     }
 
-    /// Makes sure a timer fires at `deadline` (nothing when `nil` or when an
-    /// earlier one is armed already).
+    /// Makes sure the timer goes off at or before `deadline`.
     func arm(_ deadline: BindingInstant?, clock: any BindingClock) {
         guard let deadline else { return }
-        let delay = max(0, deadline.milliseconds - clock.now().milliseconds)
+        let now = clock.now().milliseconds
         state.withLock { state in
-            guard !state.cancelled, let service = state.service else { return }
-            if let armed = state.armed, armed <= deadline { return }
+            guard !state.stopped, let service = state.service else { return }
+            guard case .start(let at, let generation) = state.alarm.arm(deadline.milliseconds) else { return }
             state.task?.cancel()
-            state.armed = deadline
+            // The clock reads whole milliseconds: one more makes sure the
+            // deadline has passed when the task wakes.
+            let delay = max(0, at - now) + 1
             state.task = Task {
-                // This sleep is the timer itself: a throttle emits once its time has passed.
+                // This sleep is the timer itself.
                 try? await Task.sleep(for: .milliseconds(delay))
-                guard !Task.isCancelled else { return }
-                self.fired(deadline)
+                guard !Task.isCancelled, self.wentOff(generation) else { return }
                 await service.service?.fireDueTimers()
             }
         }
     }
 
-    private func fired(_ deadline: BindingInstant) {
+    private func wentOff(_ generation: UInt64) -> Bool {
         state.withLock { state in
-            if state.armed == deadline {
-                state.armed = nil
-                state.task = nil
-            }
+            guard state.alarm.wentOff(generation) else { return false }
+            state.task = nil
+            return true
         }
     }
 
     func cancel() {
         state.withLock { state in
-            state.cancelled = true
+            state.stopped = true
+            state.alarm.disarm()
             state.task?.cancel()
             state.task = nil
         }
@@ -70,7 +70,9 @@ final class BindingTimers: Sendable {
 struct NothingDue: Error {}
 
 extension PropertyService {
-    /// Emits every throttled value that is due, as one revision of its own.
+    /// Fires every deadline that is due (expiring keys, time operators) as
+    /// one revision of its own. The write pipeline arms the timer again
+    /// afterwards, whatever the outcome.
     func fireDueTimers() async {
         do {
             _ = try await commitUnmapped { transaction, state in
@@ -82,9 +84,9 @@ extension PropertyService {
                 try propagation.apply(to: &transaction)
             }
         } catch is NothingDue {
-            // The timer fired early, or its value was superseded meanwhile.
+            // Woken a little early, or what was due was replaced meanwhile.
         } catch {
-            logger.error("throttled values could not be committed", metadata: ["error": "\(error)"])
+            logger.error("timers could not be committed", metadata: ["error": "\(error)"])
             // The engine is rebuilt from the store by the next write; try
             // again in a second rather than spinning on a full disk.
             let clock = SystemBindingClock()
