@@ -35,12 +35,13 @@ public final class PropertyService: Sendable {
         store: PropertyStore,
         hub: SubscriptionHub = SubscriptionHub(),
         makeClock: @Sendable () -> any BindingClock = { SystemBindingClock() },
+        bindingLimits: BindingLimits = .defaults,
         logger: Logger
     ) throws(ServiceError) {
         self.store = store
         self.hub = hub
         self.logger = logger
-        let state = EngineState(clock: makeClock())
+        let state = EngineState(clock: makeClock(), limits: bindingLimits)
         let restored: [RestoredBinding]
         do {
             restored = try store.allBindings()
@@ -86,11 +87,12 @@ public final class PropertyService: Sendable {
         completion: @escaping @Sendable (Result<Committed<T>, any Error>) -> Void
     ) {
         store.submit(
-            { [engine, timers] transaction in
+            { [engine, timers, logger] transaction in
                 try engine.withLock { state in
                     try state.resynchronize(for: transaction)
                     let result = try body(&transaction, &state)
                     timers.arm(state.engine.nextDeadline, clock: state.clock)
+                    state.reportRecomputations(logger)
                     return result
                 }
             }, needsSavepoint: !validatesFirst, deferred: deferred, resumesTask: resumesTask, completion: completion)
@@ -111,4 +113,17 @@ public final class PropertyService: Sendable {
             submit(body, resumesTask: true) { continuation.resume(with: $0) }
         }
     }
+}
+
+extension PropertyService {
+    /// What derived values may cost now.
+    public var bindingLimits: BindingLimits { engine.withLock { $0.limits } }
+
+    /// Changes what derived values may cost, from the next write on (a reload).
+    public func setBindingLimits(_ limits: BindingLimits) {
+        engine.withLock { $0.limits = limits }
+    }
+
+    /// The most derived keys one revision has recomputed since the start.
+    public var largestRecomputation: Int { engine.withLock { $0.engine.largestRecomputation } }
 }

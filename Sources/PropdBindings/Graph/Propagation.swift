@@ -10,6 +10,12 @@ public struct Propagation: Sendable, Hashable {
     public var states: [BindingStateUpdate]
     /// The earliest pending timer of the whole engine, after this propagation.
     public var nextDeadline: BindingInstant?
+    /// The derived keys this propagation recomputed.
+    public var recomputations = 0
+    /// True when it stopped at ``BindingLimits/maxRecomputationsPerRevision``:
+    /// `changes` and `states` are incomplete and must not be committed, and
+    /// the engine must be rebuilt from the store.
+    public var overflowed = false
 
     public init(changes: [Change] = [], states: [BindingStateUpdate] = [], nextDeadline: BindingInstant? = nil) {
         self.changes = changes

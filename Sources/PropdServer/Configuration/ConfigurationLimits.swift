@@ -1,3 +1,5 @@
+public import PropdBindings
+
 /// Bounds that keep one client from taking the daemon's memory or descriptors.
 ///
 /// A request beyond a limit is answered with `io.propd.LimitExceeded(limit,
@@ -10,6 +12,8 @@ public struct ConfigurationLimits: Sendable, Hashable {
         case maxConnections = "max-connections"
         case maxSubscriptionsPerConnection = "max-subscriptions-per-connection"
         case maxPatternsPerSubscription = "max-patterns-per-subscription"
+        case maxEvaluationSteps = "max-evaluation-steps"
+        case maxDerivedPerRevision = "max-derived-per-revision"
 
         /// The values a config file may give.
         public var allowedRange: ClosedRange<Int> {
@@ -19,6 +23,8 @@ public struct ConfigurationLimits: Sendable, Hashable {
             case .maxMessageBytes: return 4096...(1 << 30)
             case .maxConnections, .maxSubscriptionsPerConnection, .maxPatternsPerSubscription:
                 return 1...1_000_000
+            case .maxEvaluationSteps: return 1000...(1 << 40)
+            case .maxDerivedPerRevision: return 1...100_000_000
             }
         }
     }
@@ -34,6 +40,20 @@ public struct ConfigurationLimits: Sendable, Hashable {
     public var maxSubscriptionsPerConnection: Int
     /// Patterns in one Subscribe call (default 256).
     public var maxPatternsPerSubscription: Int
+    /// The work one closure call of a binding may do (default 2^26 steps);
+    /// beyond it the derived key is in the error state `evaluation too long`.
+    public var maxEvaluationSteps = BindingLimits.defaults.maxEvaluationSteps
+    /// Derived keys one revision may recompute (default 100,000); a write
+    /// that would recompute more is refused with `LimitExceeded`.
+    public var maxDerivedPerRevision = BindingLimits.defaults.maxRecomputationsPerRevision
+
+    /// What derived values may cost: a derived value is no larger than a
+    /// client's largest message.
+    public var bindingLimits: BindingLimits {
+        BindingLimits(
+            maxValueBytes: maxMessageBytes, maxEvaluationSteps: maxEvaluationSteps,
+            maxRecomputationsPerRevision: maxDerivedPerRevision)
+    }
 
     /// 8 MiB messages, 1024 connections, 64 subscriptions per connection,
     /// 256 patterns per subscription.
@@ -62,6 +82,8 @@ public struct ConfigurationLimits: Sendable, Hashable {
             case .maxConnections: return maxConnections
             case .maxSubscriptionsPerConnection: return maxSubscriptionsPerConnection
             case .maxPatternsPerSubscription: return maxPatternsPerSubscription
+            case .maxEvaluationSteps: return maxEvaluationSteps
+            case .maxDerivedPerRevision: return maxDerivedPerRevision
             }
         }
         set {
@@ -70,6 +92,8 @@ public struct ConfigurationLimits: Sendable, Hashable {
             case .maxConnections: maxConnections = newValue
             case .maxSubscriptionsPerConnection: maxSubscriptionsPerConnection = newValue
             case .maxPatternsPerSubscription: maxPatternsPerSubscription = newValue
+            case .maxEvaluationSteps: maxEvaluationSteps = newValue
+            case .maxDerivedPerRevision: maxDerivedPerRevision = newValue
             }
         }
     }

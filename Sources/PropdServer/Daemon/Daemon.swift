@@ -44,7 +44,8 @@ public enum Daemon {
         let hub = SubscriptionHub(encoder: IOPropdInterface.eventParametersEncoder)
         let service: PropertyService
         do {
-            service = try PropertyService(store: store, hub: hub, logger: logger)
+            service = try PropertyService(
+                store: store, hub: hub, bindingLimits: configuration.limits.bindingLimits, logger: logger)
         } catch {
             throw DaemonStartError(description: "cannot start the service: \(error)")
         }
