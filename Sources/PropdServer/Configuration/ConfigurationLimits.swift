@@ -14,6 +14,8 @@ public struct ConfigurationLimits: Sendable, Hashable {
         case maxPatternsPerSubscription = "max-patterns-per-subscription"
         case maxEvaluationSteps = "max-evaluation-steps"
         case maxDerivedPerRevision = "max-derived-per-revision"
+        case maxPartialMessageBytes = "max-partial-message-bytes"
+        case maxMessageSeconds = "max-message-seconds"
 
         /// The values a config file may give.
         public var allowedRange: ClosedRange<Int> {
@@ -25,6 +27,8 @@ public struct ConfigurationLimits: Sendable, Hashable {
                 return 1...1_000_000
             case .maxEvaluationSteps: return 1000...(1 << 40)
             case .maxDerivedPerRevision: return 1...100_000_000
+            case .maxPartialMessageBytes: return 4096...(1 << 34)
+            case .maxMessageSeconds: return 1...86_400
             }
         }
     }
@@ -46,6 +50,14 @@ public struct ConfigurationLimits: Sendable, Hashable {
     /// Derived keys one revision may recompute (default 100,000); a write
     /// that would recompute more is refused with `LimitExceeded`.
     public var maxDerivedPerRevision = BindingLimits.defaults.maxRecomputationsPerRevision
+
+    /// Bytes of incomplete messages all connections together may hold
+    /// (default 64 MiB): a connection whose message would pass it is closed
+    /// with `LimitExceeded`.
+    public var maxPartialMessageBytes = 64 * 1024 * 1024
+    /// Seconds within which a message must be complete once its first byte
+    /// arrived (default 60): a slower sender (slowloris) is closed.
+    public var maxMessageSeconds = 60
 
     /// What derived values may cost: a derived value is no larger than a
     /// client's largest message.
@@ -84,6 +96,8 @@ public struct ConfigurationLimits: Sendable, Hashable {
             case .maxPatternsPerSubscription: return maxPatternsPerSubscription
             case .maxEvaluationSteps: return maxEvaluationSteps
             case .maxDerivedPerRevision: return maxDerivedPerRevision
+            case .maxPartialMessageBytes: return maxPartialMessageBytes
+            case .maxMessageSeconds: return maxMessageSeconds
             }
         }
         set {
@@ -94,6 +108,8 @@ public struct ConfigurationLimits: Sendable, Hashable {
             case .maxPatternsPerSubscription: maxPatternsPerSubscription = newValue
             case .maxEvaluationSteps: maxEvaluationSteps = newValue
             case .maxDerivedPerRevision: maxDerivedPerRevision = newValue
+            case .maxPartialMessageBytes: maxPartialMessageBytes = newValue
+            case .maxMessageSeconds: maxMessageSeconds = newValue
             }
         }
     }

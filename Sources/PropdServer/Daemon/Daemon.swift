@@ -69,10 +69,15 @@ public enum Daemon {
         var serverConfiguration = VarlinkServerConfiguration()
         serverConfiguration.maximumMessageSize = configuration.limits.maxMessageBytes
         serverConfiguration.maximumConnections = configuration.limits.maxConnections
+        serverConfiguration.maximumPartialMessageBytes = configuration.limits.maxPartialMessageBytes
+        serverConfiguration.messageTimeout = .seconds(configuration.limits.maxMessageSeconds)
         serverConfiguration.protocolViolationReply = { violation in
             if case .messageTooLarge(let limit) = violation {
                 // Named as the config key, as docs/service.md promises.
                 return WireCoding.limitExceeded("max-message-bytes", maximum: limit)
+            }
+            if case .partialMessagesOverLimit(let limit) = violation {
+                return WireCoding.limitExceeded("max-partial-message-bytes", maximum: limit)
             }
             return VarlinkCallError(
                 name: "org.varlink.service.InvalidParameter",

@@ -50,6 +50,8 @@ public final class VarlinkServer: Sendable {
     let registry: VarlinkRegistry
     private let group: any EventLoopGroup
     private let mailboxes: LoopMailboxes
+    /// Incomplete messages of all connections, against ``VarlinkServerConfiguration/maximumPartialMessageBytes``.
+    private let partialBudget: VarlinkPartialMessageBudget
     private let logger: Logger
     private let state = NIOLockedValueBox(State())
 
@@ -83,6 +85,7 @@ public final class VarlinkServer: Sendable {
         self.registry = try VarlinkRegistry(info: info, interfaces: interfaces)
         self.group = eventLoopGroup
         self.mailboxes = LoopMailboxes(eventLoopGroup)
+        self.partialBudget = VarlinkPartialMessageBudget(limit: configuration.maximumPartialMessageBytes)
         self.logger = logger
     }
 
@@ -212,6 +215,7 @@ public final class VarlinkServer: Sendable {
     private func initialize(_ channel: any Channel) -> EventLoopFuture<Void> {
         let registry = self.registry
         let configuration = self.configuration
+        let partialBudget = self.partialBudget
         let admission: UInt64? = state.withLockedValue { state in
             guard !state.shutdownRequested, state.connections.count < configuration.maximumConnections else {
                 return nil
@@ -237,7 +241,9 @@ public final class VarlinkServer: Sendable {
             try channel.pipeline.syncOperations.addHandlers([
                 ByteToMessageHandler(VarlinkFrameDecoder(maximumMessageSize: configuration.maximumMessageSize)),
                 VarlinkMessageEncoder(),
-                VarlinkConnectionHandler(registry: registry, configuration: configuration) { _ in connection },
+                VarlinkConnectionHandler(
+                    registry: registry, configuration: configuration, partialBudget: partialBudget
+                ) { _ in connection },
             ])
             logger.debug("varlink connection accepted")
         }

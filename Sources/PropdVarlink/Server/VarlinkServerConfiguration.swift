@@ -17,6 +17,18 @@ public struct VarlinkServerConfiguration: Sendable {
     /// server stops reading from it until replies drain (a client pipelining
     /// without reading cannot grow the server's memory without bound).
     public var maximumPendingCallsPerConnection = 4096
+    /// Calls started on one connection whose replies are not yet written:
+    /// further calls wait (and the connection is not read) until replies
+    /// leave. With the outbound high-water mark this bounds the replies held
+    /// for one connection, however large each is.
+    public var maximumStartedCallsPerConnection = 128
+    /// Bytes of incomplete messages all connections together may hold
+    /// (default 64 MiB); the connection whose message would pass it is closed.
+    public var maximumPartialMessageBytes = 64 * 1024 * 1024
+    /// A message must be complete within this time of its first byte
+    /// (default 60 s); a connection sending slower (slowloris) is closed.
+    /// Time while the server itself holds the connection's reads does not count.
+    public var messageTimeout: Duration = .seconds(60)
     /// Permissions of the socket file of a ``VarlinkBindAddress/path(_:)``
     /// address, applied right after bind; nil leaves the umask's result.
     /// Between bind and chmod the file has the umask's permissions: put the
