@@ -28,8 +28,9 @@ public enum Daemon {
         } catch {
             throw DaemonStartError(description: "\(error)")
         }
-        try Exclusivity.lockDatabase(configuration.databasePath, pid: getpid())
+        // The socket first: a refused start creates no database file.
         if case .path(let path) = listenAddress { try Exclusivity.checkSocketFree(path) }
+        try Exclusivity.lockDatabase(configuration.databasePath, pid: getpid())
 
         let store: PropertyStore
         do {
