@@ -11,10 +11,16 @@ import Glibc
 /// The access rules in force, swapped as a whole by a reload.
 final class ReloadableAccess: AccessCheck {
     private let current: Mutex<PolicyAccessCheck>
+    private let changes = Atomic<UInt64>(0)
 
     init(_ policy: AccessPolicy) { current = Mutex(PolicyAccessCheck(policy: policy)) }
 
-    func replace(_ policy: AccessPolicy) { current.withLock { $0 = PolicyAccessCheck(policy: policy) } }
+    func replace(_ policy: AccessPolicy) {
+        current.withLock { $0 = PolicyAccessCheck(policy: policy) }
+        changes.add(1, ordering: .releasing)
+    }
+
+    var generation: UInt64 { changes.load(ordering: .acquiring) }
 
     func allows(_ right: AccessRight, _ key: Key, _ peer: VarlinkPeerCredentials?) -> Bool {
         current.withLock { $0 }.allows(right, key, peer)

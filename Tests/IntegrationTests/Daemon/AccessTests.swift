@@ -144,4 +144,45 @@ import Glibc
         #expect(JSONValue.array(live).keys == ["a.public.p", "shared.z", "a.public.end"], "\(live)")
         try await f.stop()
     }
+
+    /// Subscriptions opened while no rules existed: a SIGHUP that brings
+    /// rules re-filters them, and one that may now read nothing is ended.
+    @Test(.enabled(if: enabled, "needs root, setpriv, useradd and /usr/bin/python3 to act as two other users"))
+    func aReloadRefiltersLiveSubscriptions() async throws {
+        let b = try TestUser.ensure("propd-test-b")
+        _ = try TestUser.ensure("propd-test-a")
+        let dir = try ScratchDirectory("access-reload-sub")
+        let paths = DaemonPaths(dir)
+        try dir.write("propd.conf", "limits:\n  max-connections: 1024\n")
+        let inbox = try NotifyInbox(path: dir.file("notify.sock"))
+        let daemon = try PropdLaunch.start(
+            paths.arguments + ["--config", dir.file("propd.conf")], environment: ["NOTIFY_SOCKET": inbox.path],
+            logPath: paths.log)
+        try await daemon.ready(inbox)
+        chmod(paths.socket, 0o666)
+        let root = try await PropdClient.connect(to: paths.socket)
+        try await root.set(["a.public.p": "pub", "a.secret.s": "sec"])
+
+        let everything = try PeerClient(user: b, socket: paths.socket, logPath: dir.file("b1.log"))
+        let backlog = try await everything.subscribe(["patterns": ["**"]], until: "a.public.end")
+        #expect(backlog["synced"]?.keys == ["a.public.p", "a.secret.s", ""], "\(backlog)")
+        let secrets = try PeerClient(user: b, socket: paths.socket, logPath: dir.file("b2.log"))
+        let secretBacklog = try await secrets.subscribe(["patterns": ["a.secret.*"]], until: "a.secret.never")
+        #expect(secretBacklog["synced"]?.keys == ["a.secret.s", ""], "\(secretBacklog)")
+
+        try dir.write("propd.conf", Fixture.rules)
+        try await ReloadTests.reload(daemon, inbox)
+        try await root.set(["a.secret.s": "sec2"])
+        try await root.set(["a.public.p": "pub2"])
+        try await root.set(["a.public.end": true])
+        let live = try await everything.liveEvents()
+        #expect(JSONValue.array(live).keys == ["a.public.p", "a.public.end"], "\(live)")
+        // The subscription to a.secret.* may read nothing any more: it ended.
+        let ended = try await secrets.nextLine()
+        #expect(ended.isDenied("a.secret.*"), "\(ended)")
+
+        await root.close()
+        daemon.signal(SIGTERM)
+        #expect(try await daemon.exit(timeout: .seconds(30)) == .exited(0))
+    }
 }
