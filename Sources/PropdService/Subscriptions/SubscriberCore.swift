@@ -121,11 +121,17 @@ final class SubscriberCore: Sendable {
                 while start < events.count, events[start].event.revision <= floor { start += 1 }
                 if start == events.count { return .accepted }
             }
-            var overflows = !request.coalesce && s.live.count + (events.count - start) > maximumPendingEvents
-            if !overflows, let maximumPendingBytes {
-                var bytes = s.live.bytes
-                for i in start..<events.count { bytes += events[i].size }
-                overflows = bytes > maximumPendingBytes
+            // One revision, however many events it has (a Set of 10,001 keys,
+            // a large fan-out), never ends a consumer that has taken all it
+            // was given: the bound is on what it leaves unsent.
+            var overflows = false
+            if !request.coalesce, !s.live.isEmpty {
+                overflows = s.live.count + (events.count - start) > maximumPendingEvents
+                if !overflows, let maximumPendingBytes {
+                    var bytes = s.live.bytes
+                    for i in start..<events.count { bytes += events[i].size }
+                    overflows = bytes > maximumPendingBytes
+                }
             }
             if overflows {
                 wakeups.append(s.finish(.slowConsumer(revision: s.lastFullySent)))
