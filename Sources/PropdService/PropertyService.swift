@@ -54,6 +54,9 @@ public final class PropertyService: Sendable {
         let deadline = state.engine.nextDeadline
         engine = EngineLock(state)
         store.onCommit { [hub] changeSets in hub.publish(changeSets) }
+        // What a subscriber (live, or just ended as too slow) may resume
+        // from stays in history, so `since` loses nothing with any settings.
+        store.retainHistory { [weak hub] in hub?.historyFloor() }
         timers.service = WeakService(self)
         timers.arm(deadline, clock: SystemBindingClock())
     }

@@ -148,4 +148,12 @@ public final class PropertyStore: Sendable {
     public func onCommit(_ observer: (@Sendable ([ChangeSet]) -> Void)?) {
         groupCommit.setObserver(observer)
     }
+
+    /// Keeps history whole after the revision `floor` returns (asked before
+    /// each trim; `nil` for no floor): compaction then removes no change
+    /// above it, whatever `historyPerKey` says, so a consumer that must
+    /// resume from that revision with `since` loses nothing.
+    public func retainHistory(after floor: (@Sendable () -> Revision?)?) {
+        groupCommit.setHistoryFloor(floor)
+    }
 }

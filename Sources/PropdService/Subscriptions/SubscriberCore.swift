@@ -242,6 +242,19 @@ final class SubscriberCore: Sendable {
         }
     }
 
+    /// The revision this subscriber would resume from if it were ended now
+    /// (or was ended with `SlowConsumer`); nil for a coalescing one, which is never ended.
+    var resumesFrom: Revision? {
+        if request.coalesce { return nil }
+        return state.withLock { s in
+            switch s.phase {
+            case .ended(.slowConsumer(let revision)): return revision
+            case .ended: return nil
+            case .loading, .streaming: return s.lastFullySent
+            }
+        }
+    }
+
     /// Pending live events (for statistics and tests).
     var pendingCount: Int { state.withLock { $0.live.count + ($0.backlog.count - $0.backlogCursor) } }
 }

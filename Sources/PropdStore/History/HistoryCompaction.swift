@@ -67,17 +67,20 @@ struct HistoryCompaction {
         var trimmedKeys: Int { removedRuns.count }
     }
 
-    /// Trims up to `limit` due keys in the open transaction.
-    func trim(_ statements: CompactionStatements, limit: Int) throws -> Step {
+    /// Trims up to `limit` due keys in the open transaction, removing no row
+    /// above `floor` (a key that would lose one is left for a later trim).
+    func trim(_ statements: CompactionStatements, limit: Int, floor: Revision? = nil) throws -> Step {
         var step = Step(horizon: horizon)
         let end = min(due.count, dueHead + limit)
         guard dueHead < end else { return step }
         for key in due[dueHead..<end] {
             var removedRuns = 0
-            if let seen = runs[key], let cut = try cut(key, seen, statements, removedRuns: &removedRuns),
-                let newestRemoved = try removeRows(before: cut, of: key, statements)
-            {
-                step.horizon = max(step.horizon, Revision(newestRemoved))
+            if let seen = runs[key], let cut = try cut(key, seen, statements, removedRuns: &removedRuns) {
+                if let floor, let newest = try previous(of: cut, key, statements), newest > floor.rawValue {
+                    removedRuns = 0
+                } else if let newestRemoved = try removeRows(before: cut, of: key, statements) {
+                    step.horizon = max(step.horizon, Revision(newestRemoved))
+                }
             }
             let drop = statements.dropStaleDeletedHead
             drop.bind(1, key.rawValue)

@@ -25,6 +25,9 @@ final class GroupCommit: Sendable {
         var draining = false
         var closed = false
         var observer: Observer?
+        /// The revision after which history must stay whole, if any (see
+        /// ``PropertyStore/retainHistory(after:)``).
+        var historyFloor: (@Sendable () -> Revision?)?
     }
 
     /// What only the writer changes (and others may read).
@@ -62,6 +65,10 @@ final class GroupCommit: Sendable {
 
     func setObserver(_ observer: Observer?) {
         queue.withLock { $0.observer = observer }
+    }
+
+    func setHistoryFloor(_ floor: (@Sendable () -> Revision?)?) {
+        queue.withLock { $0.historyFloor = floor }
     }
 
     /// Queues `job`. Unless `deferred`, an idle writer starts draining at
@@ -236,7 +243,10 @@ final class GroupCommit: Sendable {
                     statements.setRevision.bind(1, revision.rawValue)
                     try statements.setRevision.execute()
                 }
-                step = try writer.compaction.trim(statements.compaction, limit: 4 + committed.count / 4)
+                if writer.compaction.pendingKeys > 0 {
+                    let floor = queue.withLock { $0.historyFloor }?()
+                    step = try writer.compaction.trim(statements.compaction, limit: 4 + committed.count / 4, floor: floor)
+                }
             }
             try statements.commit.execute()
         } catch {
