@@ -149,6 +149,12 @@ public final class PropertyStore: Sendable {
         groupCommit.setObserver(observer)
     }
 
+    /// Keeps at least `keep` values per key in history from the next commit on
+    /// (`history-per-key` changed by a reload).
+    public func setHistoryPerKey(_ keep: Int) {
+        groupCommit.setHistoryPerKey(keep)
+    }
+
     /// Keeps history whole after the revision `floor` returns (asked before
     /// each trim; `nil` for no floor): compaction then removes no change
     /// above it, whatever `historyPerKey` says, so a consumer that must

@@ -97,6 +97,16 @@ public enum Daemon {
             throw DaemonStartError(description: "cannot register io.propd: \(error)")
         }
         serverReference.set(server)
+        reloader.onServerSettings { [server, interface] new in
+            server.updateLimits(
+                maximumConnections: new.limits.maxConnections,
+                maximumPartialMessageBytes: new.limits.maxPartialMessageBytes,
+                messageTimeout: .seconds(new.limits.maxMessageSeconds))
+            interface.updateLimits(
+                InterfaceLimits(
+                    subscriptionsPerConnection: new.limits.maxSubscriptionsPerConnection,
+                    patternsPerSubscription: new.limits.maxPatternsPerSubscription))
+        }
 
         let supervisor = Supervisor(
             server: server, service: service, reloader: reloader, notifier: notifier,

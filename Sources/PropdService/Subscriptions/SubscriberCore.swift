@@ -134,7 +134,7 @@ final class SubscriberCore: Sendable {
                 }
             }
             if overflows {
-                wakeups.append(s.finish(.slowConsumer(revision: s.lastFullySent)))
+                wakeups.append(s.finish(.slowConsumer(revision: s.resumeRevision())))
                 return .overflowed
             }
             for i in start..<events.count { s.live.append(events[i]) }
@@ -250,7 +250,11 @@ final class SubscriberCore: Sendable {
             switch s.phase {
             case .ended(.slowConsumer(let revision)): return revision
             case .ended: return nil
-            case .loading, .streaming: return s.lastFullySent
+            case .loading: return s.lastFullySent
+            case .streaming:
+                // Nothing pending: it has every event published so far.
+                if !s.hasEvents { return nil }
+                return s.resumeRevision()
             }
         }
     }
@@ -260,6 +264,16 @@ final class SubscriberCore: Sendable {
 }
 
 extension SubscriberCore.State {
+    /// The last revision whose events were all handed out: the one before
+    /// the first pending live event when the backlog is all taken (every
+    /// earlier revision had nothing more for this subscriber).
+    mutating func resumeRevision() -> Revision {
+        guard backlogCursor >= backlog.count, backlogRevision != nil, let first = live.first() else {
+            return lastFullySent
+        }
+        return max(lastFullySent, Revision(first.event.revision.rawValue - 1))
+    }
+
     /// After handing out `batch`: every revision below the last one handed out
     /// is complete (events come in revision order); the last one is complete
     /// unless its next event is still pending. `initial` and `replay` events do

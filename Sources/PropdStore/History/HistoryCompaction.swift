@@ -25,8 +25,8 @@ import PropdCore
 /// trimmed again once it has been written `threshold` more times, walking its
 /// chain the first time.
 struct HistoryCompaction {
-    let keep: Int
-    let threshold: Int
+    private(set) var keep: Int
+    private(set) var threshold: Int
     private(set) var horizon: Revision
     private var runs: [Key: Runs] = [:]
     private var due: [Key] = []
@@ -48,6 +48,14 @@ struct HistoryCompaction {
     }
 
     var pendingKeys: Int { due.count - dueHead }
+
+    /// Keeps at least `keep` entries per key from the next trim on (a reload).
+    /// Runs already counted keep their length; new ones use the new threshold.
+    mutating func setKeep(_ keep: Int) {
+        guard keep != self.keep else { return }
+        self.keep = max(1, keep)
+        threshold = max(1, self.keep / 4)
+    }
 
     /// Counts the committed changes: each is one history row of its key.
     mutating func note(_ changeSets: [ChangeSet]) {

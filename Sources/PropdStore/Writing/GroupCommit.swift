@@ -28,6 +28,8 @@ final class GroupCommit: Sendable {
         /// The revision after which history must stay whole, if any (see
         /// ``PropertyStore/retainHistory(after:)``).
         var historyFloor: (@Sendable () -> Revision?)?
+        /// A new `historyPerKey` for the writer to take at its next batch.
+        var historyPerKey: Int?
     }
 
     /// What only the writer changes (and others may read).
@@ -65,6 +67,10 @@ final class GroupCommit: Sendable {
 
     func setObserver(_ observer: Observer?) {
         queue.withLock { $0.observer = observer }
+    }
+
+    func setHistoryPerKey(_ keep: Int) {
+        queue.withLock { $0.historyPerKey = keep }
     }
 
     func setHistoryFloor(_ floor: (@Sendable () -> Revision?)?) {
@@ -242,6 +248,9 @@ final class GroupCommit: Sendable {
                 if committed.last?.changeSet.changes.isEmpty ?? false {
                     statements.setRevision.bind(1, revision.rawValue)
                     try statements.setRevision.execute()
+                }
+                if let keep = queue.withLock({ queue in defer { queue.historyPerKey = nil }; return queue.historyPerKey }) {
+                    writer.compaction.setKeep(keep)
                 }
                 if writer.compaction.pendingKeys > 0 {
                     let floor = queue.withLock { $0.historyFloor }?()

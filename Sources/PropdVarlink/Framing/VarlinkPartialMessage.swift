@@ -14,10 +14,16 @@ public struct VarlinkPartialMessage: Sendable, Equatable {
 /// together, against a cap: one slow sender of large messages per
 /// connection cannot multiply into the daemon's memory.
 final class VarlinkPartialMessageBudget: Sendable {
-    let limit: Int
+    private let cap: Atomic<Int>
     private let held = Atomic<Int>(0)
 
-    init(limit: Int) { self.limit = limit }
+    init(limit: Int) { cap = Atomic(limit) }
+
+    /// The cap; a lower one applies to bytes reserved from now on.
+    var limit: Int {
+        get { cap.load(ordering: .relaxed) }
+        set { cap.store(newValue, ordering: .relaxed) }
+    }
 
     /// Takes `bytes` more; false (and nothing taken) when that passes the limit.
     func reserve(_ bytes: Int) -> Bool {

@@ -69,6 +69,10 @@ public final class VarlinkServer: Sendable {
         var listenWaiters: [CheckedContinuation<Void, any Error>] = []
         var connections: [UInt64: any Channel] = [:]
         var nextConnectionID: UInt64 = 1
+        /// ``VarlinkServerConfiguration/maximumConnections`` and
+        /// ``VarlinkServerConfiguration/messageTimeout``, changeable while serving.
+        var maximumConnections = 0
+        var messageTimeout: Duration = .seconds(60)
     }
 
     /// - Throws: ``VarlinkRegistrationError`` when interfaces or methods collide.
@@ -87,6 +91,22 @@ public final class VarlinkServer: Sendable {
         self.mailboxes = LoopMailboxes(eventLoopGroup)
         self.partialBudget = VarlinkPartialMessageBudget(limit: configuration.maximumPartialMessageBytes)
         self.logger = logger
+        state.withLockedValue {
+            $0.maximumConnections = configuration.maximumConnections
+            $0.messageTimeout = configuration.messageTimeout
+        }
+    }
+
+    /// Changes the limits that can change while serving: the connection
+    /// limit and the cap on incomplete messages apply at once, the message
+    /// timeout to connections accepted from now on; the other settings of
+    /// `configuration` keep their start values.
+    public func updateLimits(maximumConnections: Int, maximumPartialMessageBytes: Int, messageTimeout: Duration) {
+        state.withLockedValue {
+            $0.maximumConnections = maximumConnections
+            $0.messageTimeout = messageTimeout
+        }
+        partialBudget.limit = maximumPartialMessageBytes
     }
 
     /// The number of open connections (refused ones are not counted).
@@ -214,10 +234,12 @@ public final class VarlinkServer: Sendable {
 
     private func initialize(_ channel: any Channel) -> EventLoopFuture<Void> {
         let registry = self.registry
-        let configuration = self.configuration
+        var current = self.configuration
+        current.messageTimeout = state.withLockedValue { $0.messageTimeout }
+        let configuration = current
         let partialBudget = self.partialBudget
         let admission: UInt64? = state.withLockedValue { state in
-            guard !state.shutdownRequested, state.connections.count < configuration.maximumConnections else {
+            guard !state.shutdownRequested, state.connections.count < state.maximumConnections else {
                 return nil
             }
             let id = state.nextConnectionID
