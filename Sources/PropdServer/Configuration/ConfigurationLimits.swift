@@ -10,6 +10,7 @@ public struct ConfigurationLimits: Sendable, Hashable {
     public enum Limit: String, Sendable, Hashable, CaseIterable {
         case maxMessageBytes = "max-message-bytes"
         case maxConnections = "max-connections"
+        case maxConnectionsPerUID = "max-connections-per-uid"
         case maxSubscriptionsPerConnection = "max-subscriptions-per-connection"
         case maxPatternsPerSubscription = "max-patterns-per-subscription"
         case maxEvaluationSteps = "max-evaluation-steps"
@@ -23,7 +24,7 @@ public struct ConfigurationLimits: Sendable, Hashable {
             // A message must hold at least a small call; beyond 1 GiB one
             // client could take the daemon's memory.
             case .maxMessageBytes: return 4096...(1 << 30)
-            case .maxConnections, .maxSubscriptionsPerConnection, .maxPatternsPerSubscription:
+            case .maxConnections, .maxConnectionsPerUID, .maxSubscriptionsPerConnection, .maxPatternsPerSubscription:
                 return 1...1_000_000
             case .maxEvaluationSteps: return 1000...(1 << 40)
             case .maxDerivedPerRevision: return 1...100_000_000
@@ -59,6 +60,10 @@ public struct ConfigurationLimits: Sendable, Hashable {
     /// arrived (default 60): a slower sender (slowloris) is closed.
     public var maxMessageSeconds = 60
 
+    /// Open connections of one user other than root and the daemon's own
+    /// (default 256): one user cannot take every connection.
+    public var maxConnectionsPerUID = 256
+
     /// What derived values may cost: a derived value is no larger than a
     /// client's largest message.
     public var bindingLimits: BindingLimits {
@@ -92,6 +97,7 @@ public struct ConfigurationLimits: Sendable, Hashable {
             switch limit {
             case .maxMessageBytes: return maxMessageBytes
             case .maxConnections: return maxConnections
+            case .maxConnectionsPerUID: return maxConnectionsPerUID
             case .maxSubscriptionsPerConnection: return maxSubscriptionsPerConnection
             case .maxPatternsPerSubscription: return maxPatternsPerSubscription
             case .maxEvaluationSteps: return maxEvaluationSteps
@@ -104,6 +110,7 @@ public struct ConfigurationLimits: Sendable, Hashable {
             switch limit {
             case .maxMessageBytes: maxMessageBytes = newValue
             case .maxConnections: maxConnections = newValue
+            case .maxConnectionsPerUID: maxConnectionsPerUID = newValue
             case .maxSubscriptionsPerConnection: maxSubscriptionsPerConnection = newValue
             case .maxPatternsPerSubscription: maxPatternsPerSubscription = newValue
             case .maxEvaluationSteps: maxEvaluationSteps = newValue

@@ -18,6 +18,9 @@ public enum Daemon {
     public static func run(
         configuration: DaemonConfiguration, flags: DaemonFlags, environment: [String: String], logger: Logger
     ) async throws {
+        // Signals propd gives no meaning: ignored, not fatal (their default).
+        signal(SIGUSR1, SIG_IGN)
+        signal(SIGUSR2, SIG_IGN)
         let notifier = SystemdNotifier(environment: environment)
         let listenAddress: ListenAddress
         do {
@@ -70,6 +73,8 @@ public enum Daemon {
         var serverConfiguration = VarlinkServerConfiguration()
         serverConfiguration.maximumMessageSize = configuration.limits.maxMessageBytes
         serverConfiguration.maximumConnections = configuration.limits.maxConnections
+        serverConfiguration.maximumConnectionsPerUser = configuration.limits.maxConnectionsPerUID
+        serverConfiguration.unlimitedUsers = [0]  // root is never locked out
         serverConfiguration.maximumPartialMessageBytes = configuration.limits.maxPartialMessageBytes
         serverConfiguration.messageTimeout = .seconds(configuration.limits.maxMessageSeconds)
         serverConfiguration.protocolViolationReply = { violation in
@@ -100,6 +105,7 @@ public enum Daemon {
         reloader.onServerSettings { [server, interface] new in
             server.updateLimits(
                 maximumConnections: new.limits.maxConnections,
+                maximumConnectionsPerUser: new.limits.maxConnectionsPerUID,
                 maximumPartialMessageBytes: new.limits.maxPartialMessageBytes,
                 messageTimeout: .seconds(new.limits.maxMessageSeconds))
             interface.updateLimits(

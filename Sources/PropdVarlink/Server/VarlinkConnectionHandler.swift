@@ -97,6 +97,11 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
         let message: [String: JSONValue]
         do {
             message = try VarlinkWireFormat.parseMessage(frame, maximumDepth: configuration.maximumNestingDepth)
+        } catch .malformedJSON(let error) where error.reason == .numberOutOfRange {
+            // Well-framed and well-formed, only not representable: the call
+            // is refused, the stream goes on.
+            receive(.rejected(.invalidParameter("parameters"), closeAfter: false))
+            return
         } catch {
             reject(violation: error)
             return
@@ -358,6 +363,13 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
         refusing = true
         closed = true
         readsHeld = true
+        if quiescing, !context.channel.isWritable {
+            // Stopping, and the peer reads nothing (a stalled subscriber):
+            // what it has not read it can ask for again with `since`; the
+            // daemon does not wait for it.
+            context.close(promise: nil)
+            return
+        }
         let written = context.eventLoop.makePromise(of: Void.self)
         context.writeAndFlush(wrapOutboundOut(.barrier), promise: written)
         needsFlush = false

@@ -13,6 +13,12 @@ public struct VarlinkServerConfiguration: Sendable {
     public var maximumNestingDepth = VarlinkWireFormat.defaultMaximumDepth
     /// Open connections beyond this are refused (see ``connectionLimitReply``).
     public var maximumConnections = 1024
+    /// Open connections of one peer user beyond this are refused the same
+    /// way; the server's own user and ``unlimitedUsers`` are not limited.
+    public var maximumConnectionsPerUser = 256
+    /// Peer users never refused for the number of connections (neither
+    /// limit), e.g. root, so that an administrator is never locked out.
+    public var unlimitedUsers: Set<UInt32> = []
     /// Calls received but not yet answered on one connection beyond which the
     /// server stops reading from it until replies drain (a client pipelining
     /// without reading cannot grow the server's memory without bound).
