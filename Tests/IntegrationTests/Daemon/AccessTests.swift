@@ -185,4 +185,29 @@ import Glibc
         daemon.signal(SIGTERM)
         #expect(try await daemon.exit(timeout: .seconds(30)) == .exited(0))
     }
+
+    /// A binding the caller may read, but whose expression names keys it may
+    /// not read, shows neither those keys nor the expression.
+    @Test(.enabled(if: enabled, "needs root, setpriv, useradd and /usr/bin/python3 to act as two other users"))
+    func bindingsDoNotNameKeysTheCallerMayNotRead() async throws {
+        let f = try await Fixture("access-names")
+        try await f.root.bind("a.public.mirror", "combineLatest(a.secret.s, a.public.p).map { s, p in p }")
+        let b = try f.peer(f.b)
+        let listed = try await b.call("Bindings", ["pattern": "a.**"])
+        #expect(listed["parameters"]?["bindings"]?.keys == ["a.public.mirror"])
+        guard case .array(let all)? = listed["parameters"]?["bindings"], let binding = all.first else {
+            Issue.record("no binding listed: \(listed)")
+            return
+        }
+        #expect(binding["expression"] == JSONValue.string("<hidden: names keys you may not read>"), "\(listed)")
+        #expect(binding["sources"] == ["a.public.p"])
+        let properties = try await b.call("List", ["pattern": "a.public.*"])
+        let text = "\(properties)"
+        #expect(!text.contains("a.secret"), "\(text)")
+        let got = try await b.call("Get", ["keys": ["a.public.mirror"]])
+        #expect(!"\(got)".contains("a.secret"), "\(got)")
+        // Root, who may read everything, sees the expression.
+        #expect(try await f.root.bindings().first { $0.key == "a.public.mirror" }?.expression.contains("a.secret.s") == true)
+        try await f.stop()
+    }
 }
