@@ -12,6 +12,7 @@ enum DatabaseInspection {
     /// Throws when the file must not be opened for writing; returns quietly
     /// for a missing or empty file (a new database) and for propd's own.
     static func check(path: String) throws(StoreError) {
+        if FileManager.default.fileExists(atPath: path + "-journal") { try rollBackLeftoverJournal(path: path) }
         guard let handle = FileHandle(forReadingAtPath: path) else {
             if FileManager.default.fileExists(atPath: path) {
                 throw .cannotOpen(path: path, message: "the file cannot be read")
@@ -36,6 +37,25 @@ enum DatabaseInspection {
         if !unknown.isEmpty {
             throw .newerSchema(path: path, unknownMigrations: unknown, knownMigrations: known)
         }
+    }
+
+    /// A rollback journal beside the database is a write that was cut off
+    /// (a crash or power cut before its commit): SQLite rolls it back when a
+    /// connection that may write first reads the file, which restores the
+    /// file as it was before that write. Only then is the file what it is.
+    private static func rollBackLeftoverJournal(path: String) throws(StoreError) {
+        var connection: OpaquePointer?
+        defer { sqlite3_close_v2(connection) }
+        var code = sqlite3_open_v2(path, &connection, SQLITE_OPEN_READWRITE, nil)
+        if code == SQLITE_OK, let connection {
+            code = sqlite3_exec(connection, "PRAGMA schema_version", nil, nil, nil)
+        }
+        guard code != SQLITE_OK else { return }
+        let message = connection.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) } ?? "error \(code)"
+        throw .cannotOpen(
+            path: path,
+            message: "it has a rollback journal left by an interrupted write (\(path)-journal), "
+                + "which SQLite could not roll back: \(message)")
     }
 
     /// The migrations recorded in the file; `[]` for a database without tables.
