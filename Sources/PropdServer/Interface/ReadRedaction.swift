@@ -8,6 +8,8 @@ import PropdVarlink
 struct ReadRedaction {
     /// Stands for an expression that names a key the caller may not read.
     static let hiddenExpression = "<hidden: names keys you may not read>"
+    /// Stands for a key the caller may not read in a `BindingCycle`.
+    static let hiddenKey = "<hidden>"
 
     let access: any AccessCheck
     let peer: VarlinkPeerCredentials?

@@ -206,6 +206,13 @@ import Glibc
         #expect(!text.contains("a.secret"), "\(text)")
         let got = try await b.call("Get", ["keys": ["a.public.mirror"]])
         #expect(!"\(got)".contains("a.secret"), "\(got)")
+        // A cycle through a binding b may not read names that key as <hidden>.
+        try await f.root.bind("a.secret.x", "b.loop.map { v in v }")
+        try await f.root.bind("a.public.q", "a.secret.x.map { v in v }")
+        let cycle = try await b.call("Bind", ["key": "b.loop", "expression": "a.public.q.map { v in v }"])
+        #expect(cycle.errorName == "io.propd.BindingCycle", "\(cycle)")
+        let named = "\(cycle)"
+        #expect(!named.contains("a.secret.x") && named.contains("<hidden>") && named.contains("a.public.q"), "\(named)")
         // Root, who may read everything, sees the expression.
         #expect(try await f.root.bindings().first { $0.key == "a.public.mirror" }?.expression.contains("a.secret.s") == true)
         try await f.stop()
