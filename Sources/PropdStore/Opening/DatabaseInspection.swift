@@ -75,7 +75,20 @@ enum DatabaseInspection {
             connection, "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
         if tables.isEmpty { return [] }
         guard tables.contains("grdb_migrations") else { throw StoreError.notAPropdDatabase(path: path) }
-        return try strings(connection, "SELECT identifier FROM grdb_migrations")
+        let applied = try strings(connection, "SELECT identifier FROM grdb_migrations")
+        // What opening for writing checks next, checked here first, read-only:
+        // a damaged file is refused before anything is written to it.
+        if !applied.isEmpty {
+            guard tables.contains("meta") else {
+                throw StoreError.corrupt(path: path, message: "the meta table is missing")
+            }
+            let counters = try strings(
+                connection, "SELECT name FROM meta WHERE name IN ('revision', 'history_horizon') AND typeof(value) = 'integer'")
+            guard Set(counters) == ["revision", "history_horizon"] else {
+                throw StoreError.corrupt(path: path, message: "the meta table lacks the revision counters")
+            }
+        }
+        return applied
     }
 
     private static func strings(_ connection: OpaquePointer, _ sql: String) throws -> [String] {
