@@ -36,12 +36,13 @@ public final class PropertyService: Sendable {
         store: PropertyStore,
         hub: SubscriptionHub = SubscriptionHub(),
         makeClock: @Sendable () -> any BindingClock = { SystemBindingClock() },
+        bindingLimits: BindingLimits = .defaults,
         logger: Logger
     ) throws(ServiceError) {
         self.store = store
         self.hub = hub
         self.logger = logger
-        let state = EngineState(clock: makeClock())
+        let state = EngineState(clock: makeClock(), limits: bindingLimits)
         let restored: [RestoredBinding]
         do {
             restored = try store.allBindings()
@@ -60,6 +61,9 @@ public final class PropertyService: Sendable {
         let deadline = state.engine.nextDeadline
         engine = EngineLock(state)
         store.onCommit { [hub] changeSets in hub.publish(changeSets) }
+        // What a subscriber (live, or just ended as too slow) may resume
+        // from stays in history, so `since` loses nothing with any settings.
+        store.retainHistory { [weak hub] in hub?.historyFloor() }
         timers.service = WeakService(self)
         timers.arm(deadline, clock: SystemBindingClock())
     }
@@ -93,13 +97,15 @@ public final class PropertyService: Sendable {
         completion: @escaping @Sendable (Result<Committed<T>, any Error>) -> Void
     ) {
         store.submit(
-            { [engine, timers] transaction in
+            { [engine, timers, logger] transaction in
                 try engine.withLock { state in
                     // Whatever the body does (even throw: a timer that found
                     // nothing due), the timer is armed for what is pending.
                     defer { timers.arm(state.engine.nextDeadline, clock: state.clock) }
                     try state.resynchronize(for: transaction)
-                    return try body(&transaction, &state)
+                    let result = try body(&transaction, &state)
+                    state.reportRecomputations(logger)
+                    return result
                 }
             }, needsSavepoint: !validatesFirst, deferred: deferred, resumesTask: resumesTask, completion: completion)
     }
@@ -119,4 +125,17 @@ public final class PropertyService: Sendable {
             submit(body, resumesTask: true) { continuation.resume(with: $0) }
         }
     }
+}
+
+extension PropertyService {
+    /// What derived values may cost now.
+    public var bindingLimits: BindingLimits { engine.withLock { $0.limits } }
+
+    /// Changes what derived values may cost, from the next write on (a reload).
+    public func setBindingLimits(_ limits: BindingLimits) {
+        engine.withLock { $0.limits = limits }
+    }
+
+    /// The most derived keys one revision has recomputed since the start.
+    public var largestRecomputation: Int { engine.withLock { $0.engine.largestRecomputation } }
 }

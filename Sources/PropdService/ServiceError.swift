@@ -20,6 +20,12 @@ public enum ServiceError: Error, Sendable, Equatable, CustomStringConvertible {
     case permissionDenied(String)
     /// The store failed (disk full, I/O error, closed): nothing was written.
     case storage(StoreError)
+    /// `LimitExceeded(limit, maximum)`: the call would cost more than a limit
+    /// allows, e.g. recompute more derived keys than one revision may.
+    case limitExceeded(limit: String, maximum: Int)
+
+    /// The config name of the bound on derived recomputations per revision.
+    public static let recomputationLimit = "max-derived-per-revision"
 
     public var description: String {
         switch self {
@@ -34,6 +40,7 @@ public enum ServiceError: Error, Sendable, Equatable, CustomStringConvertible {
             return "history after revision \(since) was compacted; the oldest complete revision is \(oldest)"
         case .permissionDenied(let key): return "permission denied on \(key)"
         case .storage(let error): return error.description
+        case .limitExceeded(let limit, let maximum): return "limit \(limit) (\(maximum)) exceeded"
         }
     }
 

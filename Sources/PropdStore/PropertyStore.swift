@@ -148,4 +148,18 @@ public final class PropertyStore: Sendable {
     public func onCommit(_ observer: (@Sendable ([ChangeSet]) -> Void)?) {
         groupCommit.setObserver(observer)
     }
+
+    /// Keeps at least `keep` values per key in history from the next commit on
+    /// (`history-per-key` changed by a reload).
+    public func setHistoryPerKey(_ keep: Int) {
+        groupCommit.setHistoryPerKey(keep)
+    }
+
+    /// Keeps history whole after the revision `floor` returns (asked before
+    /// each trim; `nil` for no floor): compaction then removes no change
+    /// above it, whatever `historyPerKey` says, so a consumer that must
+    /// resume from that revision with `since` loses nothing.
+    public func retainHistory(after floor: (@Sendable () -> Revision?)?) {
+        groupCommit.setHistoryFloor(floor)
+    }
 }

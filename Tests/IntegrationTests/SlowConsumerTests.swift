@@ -92,3 +92,54 @@ import Testing
         #expect(latest.values.allSatisfy { $0 == finalRevision })
     }
 }
+
+/// With default settings (100 values of history per key, a bound of 10,000
+/// events), a subscriber ended on a hot key resumes with `since` and loses
+/// nothing: history keeps what it still needs.
+@Suite struct HotKeyResumeTests {
+    @Test func aSubscriberEndedOnAHotKeyResumesWithoutLoss() async throws {
+        let daemon = try PropdProcess()
+        let stalled = try RawSocket(path: daemon.socketPath)
+        #expect(stalled.call("io.propd.Subscribe", ["patterns": ["hot"], "initial": false], more: true))
+        _ = try #require(try stalled.receive())  // synced at 0
+
+        let writer = try RawSocket(path: daemon.socketPath)
+        let total = 20_000
+        var sent = 0
+        while sent < total {
+            let burst = min(500, total - sent)
+            var bytes: [UInt8] = []
+            for i in sent..<(sent + burst) {
+                bytes += JSONValue.object(["method": "io.propd.Set", "parameters": ["values": ["hot": .integer(Int64(i))]]])
+                    .jsonBytes + [0]
+            }
+            #expect(writer.send(bytes))
+            for _ in 0..<burst { #expect(try writer.receive()?["error"] == nil) }
+            sent += burst
+        }
+
+        var delivered: [Int64] = []
+        var ended: Int64?
+        while let reply = try stalled.receive() {
+            if reply["error"] != nil {
+                #expect(reply["error"] == "io.propd.SlowConsumer")
+                if case .integer(let r)? = reply["parameters"]?["revision"] { ended = r }
+                break
+            }
+            if case .integer(let r)? = reply["parameters"]?["event"]?["revision"] { delivered.append(r) }
+        }
+        let revision = try #require(ended, "the stalled subscriber was not ended")
+        #expect(delivered.filter { $0 <= revision }.count == Int(revision))
+
+        let resumed = try RawSocket(path: daemon.socketPath)
+        #expect(resumed.call("io.propd.Subscribe", ["patterns": ["hot"], "since": .integer(revision)], more: true))
+        var replayed: [Int64] = []
+        while let reply = try resumed.receive() {
+            #expect(reply["error"] == nil, "\(reply)")
+            guard reply["error"] == nil, case .object(let event)? = reply["parameters"]?["event"] else { break }
+            if event["kind"] == "synced" { break }
+            if case .integer(let r)? = event["revision"] { replayed.append(r) }
+        }
+        #expect(replayed == Array((revision + 1)...Int64(total)))
+    }
+}

@@ -117,11 +117,19 @@ extension BindingEngine {
     }
 
     func drain(now: Int64, lookup: @escaping Lookup, into result: inout Propagation) {
+        let bound = limits.maxRecomputationsPerRevision
         while let (id, height) = queue.pop() {
             // An entry left behind when the node was raised: the newer one will come.
             guard nodes[Int(id)].height == height else { continue }
+            if result.recomputations >= bound {
+                result.overflowed = true
+                queue.removeAll()
+                break
+            }
+            result.recomputations += 1
             evaluate(id, subscribing: id == subscriber, now: now, lookup: lookup, into: &result)
         }
+        largestRecomputation = max(largestRecomputation, result.recomputations)
     }
 
     /// How the change set being propagated changed `key`, for a key without a node.

@@ -50,6 +50,11 @@ public final class BindingEngine {
     /// `input` by key, built only when a flatMap switches to an unknown key.
     @exclusivity(unchecked) var inputByKey: [Key: Emission]?
 
+    /// What derived values may cost; the daemon sets it from its limits.
+    public var limits = BindingLimits.defaults
+    /// The most derived keys one propagation has recomputed so far.
+    public internal(set) var largestRecomputation = 0
+
     /// An engine reading time from `clock`.
     public init(clock: any BindingClock) {
         self.clock = clock

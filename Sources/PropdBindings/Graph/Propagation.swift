@@ -19,6 +19,12 @@ public struct Propagation: Sendable, Hashable {
     /// The earliest pending deadline of the whole engine (a timer or an
     /// expiring key), after this propagation.
     public var nextDeadline: BindingInstant?
+    /// The derived keys this propagation recomputed.
+    public var recomputations = 0
+    /// True when it stopped at ``BindingLimits/maxRecomputationsPerRevision``:
+    /// `changes` and `states` are incomplete and must not be committed, and
+    /// the engine must be rebuilt from the store.
+    public var overflowed = false
 
     public init(changes: [Change] = [], states: [BindingStateUpdate] = [], nextDeadline: BindingInstant? = nil) {
         self.changes = changes

@@ -83,7 +83,14 @@ struct StreamRun {
             guard case .combineLatest(var state) = states[slot] else { return .nothing }
             states[slot] = .vacant
             defer { states[slot] = .combineLatest(state) }
-            return state.step(inputs, changed: &stateChanged)
+            let before = state
+            let output = state.step(inputs, changed: &stateChanged)
+            if let failure = oversize(state.latest) {
+                // Neither emitted nor kept: the state stays what it was.
+                state = before
+                return .error(failure)
+            }
+            return output
         case .merge(let children):
             var inputs: [Emission] = []
             inputs.reserveCapacity(children.count)
@@ -97,12 +104,22 @@ struct StreamRun {
         }
     }
 
+    /// Why the latest values `combineLatest` holds (and emits as one list)
+    /// are more than a value may be, or `nil`: each source is within the
+    /// limit, but not necessarily their sum.
+    private func oversize(_ latest: [JSONValue?]) -> String? {
+        let list = JSONValue.array(latest.map { $0 ?? .null })
+        let size = list.approximateJSONSize(upTo: engine.limits.maxValueBytes &+ 1)
+        guard size.bytes > engine.limits.maxValueBytes || size.depth > BindingLimits.maxDepth else { return nil }
+        return "value too large: the values of combineLatest come to more than \(engine.limits.maxValueBytes) bytes"
+    }
+
     private mutating func apply(_ step: Step, slot: Int, _ input: Emission, _ states: inout [OperatorState])
         -> Emission
     {
         switch step {
         case .map(let closure):
-            return Map.step(input, closure)
+            return Map.step(input, closure, limits: engine.limits)
         case .startWith(let value):
             return StartWith.step(input, value, subscribing: subscribing)
         case .catchTo(let value):
@@ -118,7 +135,7 @@ struct StreamRun {
         var output = Emission.nothing
         switch (step, state) {
         case (.filter(let predicate), .filter(var s)):
-            output = s.step(input, predicate, changed: &stateChanged)
+            output = s.step(input, predicate, limits: engine.limits, changed: &stateChanged)
             states[slot] = .filter(s)
         case (.distinctUntilChanged, .distinctUntilChanged(var s)):
             output = s.step(input, changed: &stateChanged)
@@ -130,7 +147,7 @@ struct StreamRun {
             output = s.step(input, count: count, changed: &stateChanged)
             states[slot] = .take(s)
         case (.scan(_, let reduce), .scan(var s)):
-            output = s.step(input, reduce, changed: &stateChanged)
+            output = s.step(input, reduce, limits: engine.limits, changed: &stateChanged)
             states[slot] = .scan(s)
         case (.throttle(let milliseconds), .throttle(var s)):
             output = s.step(input, milliseconds: milliseconds, now: now, changed: &stateChanged)

@@ -1,3 +1,5 @@
+public import PropdBindings
+
 /// Bounds that keep one client from taking the daemon's memory or descriptors.
 ///
 /// A request beyond a limit is answered with `io.propd.LimitExceeded(limit,
@@ -8,8 +10,13 @@ public struct ConfigurationLimits: Sendable, Hashable {
     public enum Limit: String, Sendable, Hashable, CaseIterable {
         case maxMessageBytes = "max-message-bytes"
         case maxConnections = "max-connections"
+        case maxConnectionsPerUID = "max-connections-per-uid"
         case maxSubscriptionsPerConnection = "max-subscriptions-per-connection"
         case maxPatternsPerSubscription = "max-patterns-per-subscription"
+        case maxEvaluationSteps = "max-evaluation-steps"
+        case maxDerivedPerRevision = "max-derived-per-revision"
+        case maxPartialMessageBytes = "max-partial-message-bytes"
+        case maxMessageSeconds = "max-message-seconds"
 
         /// The values a config file may give.
         public var allowedRange: ClosedRange<Int> {
@@ -17,8 +24,12 @@ public struct ConfigurationLimits: Sendable, Hashable {
             // A message must hold at least a small call; beyond 1 GiB one
             // client could take the daemon's memory.
             case .maxMessageBytes: return 4096...(1 << 30)
-            case .maxConnections, .maxSubscriptionsPerConnection, .maxPatternsPerSubscription:
+            case .maxConnections, .maxConnectionsPerUID, .maxSubscriptionsPerConnection, .maxPatternsPerSubscription:
                 return 1...1_000_000
+            case .maxEvaluationSteps: return 1000...(1 << 40)
+            case .maxDerivedPerRevision: return 1...100_000_000
+            case .maxPartialMessageBytes: return 4096...(1 << 34)
+            case .maxMessageSeconds: return 1...86_400
             }
         }
     }
@@ -34,6 +45,32 @@ public struct ConfigurationLimits: Sendable, Hashable {
     public var maxSubscriptionsPerConnection: Int
     /// Patterns in one Subscribe call (default 256).
     public var maxPatternsPerSubscription: Int
+    /// The work one closure call of a binding may do (default 2^26 steps);
+    /// beyond it the derived key is in the error state `evaluation too long`.
+    public var maxEvaluationSteps = BindingLimits.defaults.maxEvaluationSteps
+    /// Derived keys one revision may recompute (default 100,000); a write
+    /// that would recompute more is refused with `LimitExceeded`.
+    public var maxDerivedPerRevision = BindingLimits.defaults.maxRecomputationsPerRevision
+
+    /// Bytes of incomplete messages all connections together may hold
+    /// (default 64 MiB): a connection whose message would pass it is closed
+    /// with `LimitExceeded`.
+    public var maxPartialMessageBytes = 64 * 1024 * 1024
+    /// Seconds within which a message must be complete once its first byte
+    /// arrived (default 60): a slower sender (slowloris) is closed.
+    public var maxMessageSeconds = 60
+
+    /// Open connections of one user other than root and the daemon's own
+    /// (default 256): one user cannot take every connection.
+    public var maxConnectionsPerUID = 256
+
+    /// What derived values may cost: a derived value is no larger than a
+    /// client's largest message.
+    public var bindingLimits: BindingLimits {
+        BindingLimits(
+            maxValueBytes: maxMessageBytes, maxEvaluationSteps: maxEvaluationSteps,
+            maxRecomputationsPerRevision: maxDerivedPerRevision)
+    }
 
     /// 8 MiB messages, 1024 connections, 64 subscriptions per connection,
     /// 256 patterns per subscription.
@@ -60,16 +97,26 @@ public struct ConfigurationLimits: Sendable, Hashable {
             switch limit {
             case .maxMessageBytes: return maxMessageBytes
             case .maxConnections: return maxConnections
+            case .maxConnectionsPerUID: return maxConnectionsPerUID
             case .maxSubscriptionsPerConnection: return maxSubscriptionsPerConnection
             case .maxPatternsPerSubscription: return maxPatternsPerSubscription
+            case .maxEvaluationSteps: return maxEvaluationSteps
+            case .maxDerivedPerRevision: return maxDerivedPerRevision
+            case .maxPartialMessageBytes: return maxPartialMessageBytes
+            case .maxMessageSeconds: return maxMessageSeconds
             }
         }
         set {
             switch limit {
             case .maxMessageBytes: maxMessageBytes = newValue
             case .maxConnections: maxConnections = newValue
+            case .maxConnectionsPerUID: maxConnectionsPerUID = newValue
             case .maxSubscriptionsPerConnection: maxSubscriptionsPerConnection = newValue
             case .maxPatternsPerSubscription: maxPatternsPerSubscription = newValue
+            case .maxEvaluationSteps: maxEvaluationSteps = newValue
+            case .maxDerivedPerRevision: maxDerivedPerRevision = newValue
+            case .maxPartialMessageBytes: maxPartialMessageBytes = newValue
+            case .maxMessageSeconds: maxMessageSeconds = newValue
             }
         }
     }

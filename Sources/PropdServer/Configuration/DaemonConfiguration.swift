@@ -74,4 +74,18 @@ public struct DaemonConfiguration: Sendable {
         if limits.maxMessageBytes != new.limits.maxMessageBytes { changed.append("limits.max-message-bytes") }
         return changed
     }
+
+    /// The settings a reload from this configuration to `new` changes while
+    /// the daemon runs, named as in the config file.
+    public func settingsChangedLive(toBecome new: DaemonConfiguration) -> [String] {
+        var changed: [String] = []
+        if historyPerKey != new.historyPerKey { changed.append("history-per-key") }
+        if logLevel != new.logLevel { changed.append("log-level") }
+        if bindingsDirectory != new.bindingsDirectory { changed.append("bindings") }
+        if access.rules != new.access.rules { changed.append("access") }
+        for limit in ConfigurationLimits.Limit.allCases where limit != .maxMessageBytes {
+            if limits[limit] != new.limits[limit] { changed.append("limits." + limit.rawValue) }
+        }
+        return changed
+    }
 }

@@ -45,11 +45,7 @@ extension IOPropdInterface {
         }
         let counter = subscriptions
         let connectionID = connection.id
-        let peer = connection.peer
-        let access = self.access
-        let visible: (@Sendable (String) -> Bool)? =
-            access.filtersReads(for: peer)
-            ? { @Sendable key in key.isEmpty || ((try? Key(key)).map { access.allows(.read, $0, peer) } ?? false) } : nil
+        let reader = SubscriptionReader(access: access, peer: connection.peer, patterns: request.patterns)
         Task { [service] in
             let subscription: Subscription
             do {
@@ -63,7 +59,7 @@ extension IOPropdInterface {
                 counter.release(connectionID)
                 return stream.finish(throwing: Self.error(error))
             }
-            SubscriptionPump(subscription: subscription, stream: stream, visible: visible) {
+            SubscriptionPump(subscription: subscription, stream: stream, reader: reader) {
                 counter.release(connectionID)
             }.start()
         }
@@ -92,16 +88,16 @@ extension IOPropdInterface {
 final class SubscriptionPump: Sendable {
     let subscription: Subscription
     let stream: VarlinkReplyStream
-    let visible: (@Sendable (String) -> Bool)?
+    let reader: SubscriptionReader
     let ended: @Sendable () -> Void
 
     init(
-        subscription: Subscription, stream: VarlinkReplyStream, visible: (@Sendable (String) -> Bool)?,
+        subscription: Subscription, stream: VarlinkReplyStream, reader: SubscriptionReader,
         ended: @escaping @Sendable () -> Void
     ) {
         self.subscription = subscription
         self.stream = stream
-        self.visible = visible
+        self.reader = reader
         self.ended = ended
     }
 
@@ -132,9 +128,15 @@ final class SubscriptionPump: Sendable {
         while stream.isWritable, !stream.isEnded {
             switch subscription.next(limit: 256) {
             case .events(let batch):
+                // The rules in force now, for this whole batch: a reload
+                // re-filters every live subscription from its next event on.
+                if let denied = reader.deniedPattern() {
+                    return stream.finish(throwing: WireCoding.permissionDenied(denied))
+                }
+                let filters = reader.filtersReads
                 var buffers: [ByteBuffer] = []
                 buffers.reserveCapacity(batch.count)
-                for event in batch where visible?(event.event.key) ?? true {
+                for event in batch where !filters || reader.mayRead(event.event.key) {
                     buffers.append(ByteBuffer(bytes: event.bytes))
                 }
                 if !buffers.isEmpty { stream.send(contentsOf: buffers) }

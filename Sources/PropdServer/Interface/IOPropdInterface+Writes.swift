@@ -66,7 +66,13 @@ extension IOPropdInterface {
                 throw ServiceError.permissionDenied(KeyPattern.all.rawValue)
             }
         }
-        write(.bind(key, expression: expression, state: state, authorize: authorize), connection, responder)
+        write(.bind(key, expression: expression, state: state, authorize: authorize), connection, responder) { error in
+            // A cycle may run through bindings of keys the caller may not read.
+            guard case .bindingCycle(let keys) = error, access.filtersReads(for: peer) else { return error }
+            return .bindingCycle(keys.map { text in
+                (try? Key(text)).map { access.allows(.read, $0, peer) } ?? false ? text : ReadRedaction.hiddenKey
+            })
+        }
     }
 
     func unbind(_ call: VarlinkCall, _ connection: VarlinkConnectionContext, _ responder: VarlinkResponder) {
@@ -82,7 +88,10 @@ extension IOPropdInterface {
 
     /// Submits `operation` to the writer now, in the connection's order, and
     /// answers when it is durable (or refused).
-    func write(_ operation: WriteOperation, _ connection: VarlinkConnectionContext, _ responder: VarlinkResponder) {
+    func write(
+        _ operation: WriteOperation, _ connection: VarlinkConnectionContext, _ responder: VarlinkResponder,
+        redact: @escaping @Sendable (ServiceError) -> ServiceError = { $0 }
+    ) {
         let eventLoop = connection.eventLoop
         order.run(.write, on: connection.id) { [service, tickCommit] done, alone in
             // A lone write on the connection's loop (a client waiting for
@@ -99,7 +108,7 @@ extension IOPropdInterface {
                     if case .bind = operation { reply["sources"] = .array(outcome.sources.map { .string($0.rawValue) }) }
                     responder.succeed(reply)
                 case .failure(let error):
-                    responder.fail(WireCoding.error(error))
+                    responder.fail(WireCoding.error(redact(error)))
                 }
                 done()
             }

@@ -1,4 +1,5 @@
 import PropdCore
+import Synchronization
 public import PropdService
 public import PropdVarlink
 
@@ -19,11 +20,20 @@ public struct InterfaceLimits: Sendable, Hashable {
     }
 }
 
+/// The interface's limits, shared by its copies so a reload reaches all of them.
+final class LiveInterfaceLimits: Sendable {
+    let current: Mutex<InterfaceLimits>
+
+    init(_ limits: InterfaceLimits) { current = Mutex(limits) }
+}
+
 /// The io.propd interface: decodes each call, asks the service, encodes the
 /// answer. It holds no logic of its own beyond the wire and the limits.
 public struct IOPropdInterface: Sendable {
     let service: PropertyService
-    let limits: InterfaceLimits
+    private let liveLimits: LiveInterfaceLimits
+    /// The limits in force (a reload may change them).
+    var limits: InterfaceLimits { liveLimits.current.withLock { $0 } }
     let access: any AccessCheck
     let subscriptions: SubscriptionCounter
     let order = ConnectionOrder()
@@ -39,7 +49,7 @@ public struct IOPropdInterface: Sendable {
         connections: @escaping @Sendable () -> Int
     ) {
         self.service = service
-        self.limits = limits
+        self.liveLimits = LiveInterfaceLimits(limits)
         self.access = access
         self.subscriptions = SubscriptionCounter()
         self.connections = connections
@@ -72,6 +82,11 @@ public struct IOPropdInterface: Sendable {
                     afterWrites(connection, responder) { () throws(VarlinkCallError) in try stats() }
                 },
             ])
+    }
+
+    /// Changes the limits from the next call on (a reload).
+    public func updateLimits(_ limits: InterfaceLimits) {
+        liveLimits.current.withLock { $0 = limits }
     }
 
     /// Answers a read in the connection's order: after the writes sent

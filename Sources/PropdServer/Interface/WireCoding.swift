@@ -135,6 +135,8 @@ enum WireCoding {
             // message says what happened (disk full, I/O error).
             return VarlinkCallError(
                 name: prefix + "StorageFailure", parameters: ["message": .string(storeError.description)])
+        case .limitExceeded(let limit, let maximum):
+            return limitExceeded(limit, maximum: maximum)
         }
     }
 

@@ -196,7 +196,7 @@ extension PropertyService {
     // MARK: Bodies shared by several writes
 
     /// Runs the engine on the changes the body made so far and writes what it derives.
-    static func propagate(_ transaction: inout WriteTransaction, _ state: inout EngineState) throws(StoreError) {
+    static func propagate(_ transaction: inout WriteTransaction, _ state: inout EngineState) throws {
         let primary = transaction.changes
         state.changed(at: transaction.revision)
         let propagation = state.engine.propagate(primary) { key in (try? transaction.property(key))?.value }

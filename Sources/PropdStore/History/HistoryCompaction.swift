@@ -25,8 +25,8 @@ import PropdCore
 /// trimmed again once it has been written `threshold` more times, walking its
 /// chain the first time.
 struct HistoryCompaction {
-    let keep: Int
-    let threshold: Int
+    private(set) var keep: Int
+    private(set) var threshold: Int
     private(set) var horizon: Revision
     private var runs: [Key: Runs] = [:]
     private var due: [Key] = []
@@ -49,6 +49,14 @@ struct HistoryCompaction {
 
     var pendingKeys: Int { due.count - dueHead }
 
+    /// Keeps at least `keep` entries per key from the next trim on (a reload).
+    /// Runs already counted keep their length; new ones use the new threshold.
+    mutating func setKeep(_ keep: Int) {
+        guard keep != self.keep else { return }
+        self.keep = max(1, keep)
+        threshold = max(1, self.keep / 4)
+    }
+
     /// Counts the committed changes: each is one history row of its key.
     mutating func note(_ changeSets: [ChangeSet]) {
         for changeSet in changeSets {
@@ -67,17 +75,20 @@ struct HistoryCompaction {
         var trimmedKeys: Int { removedRuns.count }
     }
 
-    /// Trims up to `limit` due keys in the open transaction.
-    func trim(_ statements: CompactionStatements, limit: Int) throws -> Step {
+    /// Trims up to `limit` due keys in the open transaction, removing no row
+    /// above `floor` (a key that would lose one is left for a later trim).
+    func trim(_ statements: CompactionStatements, limit: Int, floor: Revision? = nil) throws -> Step {
         var step = Step(horizon: horizon)
         let end = min(due.count, dueHead + limit)
         guard dueHead < end else { return step }
         for key in due[dueHead..<end] {
             var removedRuns = 0
-            if let seen = runs[key], let cut = try cut(key, seen, statements, removedRuns: &removedRuns),
-                let newestRemoved = try removeRows(before: cut, of: key, statements)
-            {
-                step.horizon = max(step.horizon, Revision(newestRemoved))
+            if let seen = runs[key], let cut = try cut(key, seen, statements, removedRuns: &removedRuns) {
+                if let floor, let newest = try previous(of: cut, key, statements), newest > floor.rawValue {
+                    removedRuns = 0
+                } else if let newestRemoved = try removeRows(before: cut, of: key, statements) {
+                    step.horizon = max(step.horizon, Revision(newestRemoved))
+                }
             }
             let drop = statements.dropStaleDeletedHead
             drop.bind(1, key.rawValue)

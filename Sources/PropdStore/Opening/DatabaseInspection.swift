@@ -12,6 +12,7 @@ enum DatabaseInspection {
     /// Throws when the file must not be opened for writing; returns quietly
     /// for a missing or empty file (a new database) and for propd's own.
     static func check(path: String) throws(StoreError) {
+        if FileManager.default.fileExists(atPath: path + "-journal") { try rollBackLeftoverJournal(path: path) }
         guard let handle = FileHandle(forReadingAtPath: path) else {
             if FileManager.default.fileExists(atPath: path) {
                 throw .cannotOpen(path: path, message: "the file cannot be read")
@@ -38,6 +39,25 @@ enum DatabaseInspection {
         }
     }
 
+    /// A rollback journal beside the database is a write that was cut off
+    /// (a crash or power cut before its commit): SQLite rolls it back when a
+    /// connection that may write first reads the file, which restores the
+    /// file as it was before that write. Only then is the file what it is.
+    private static func rollBackLeftoverJournal(path: String) throws(StoreError) {
+        var connection: OpaquePointer?
+        defer { sqlite3_close_v2(connection) }
+        var code = sqlite3_open_v2(path, &connection, SQLITE_OPEN_READWRITE, nil)
+        if code == SQLITE_OK, let connection {
+            code = sqlite3_exec(connection, "PRAGMA schema_version", nil, nil, nil)
+        }
+        guard code != SQLITE_OK else { return }
+        let message = connection.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) } ?? "error \(code)"
+        throw .cannotOpen(
+            path: path,
+            message: "it has a rollback journal left by an interrupted write (\(path)-journal), "
+                + "which SQLite could not roll back: \(message)")
+    }
+
     /// The migrations recorded in the file; `[]` for a database without tables.
     private static func appliedMigrations(path: String) throws -> [String] {
         // Without a WAL there is nothing but the main file to read, and
@@ -55,7 +75,20 @@ enum DatabaseInspection {
             connection, "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
         if tables.isEmpty { return [] }
         guard tables.contains("grdb_migrations") else { throw StoreError.notAPropdDatabase(path: path) }
-        return try strings(connection, "SELECT identifier FROM grdb_migrations")
+        let applied = try strings(connection, "SELECT identifier FROM grdb_migrations")
+        // What opening for writing checks next, checked here first, read-only:
+        // a damaged file is refused before anything is written to it.
+        if !applied.isEmpty {
+            guard tables.contains("meta") else {
+                throw StoreError.corrupt(path: path, message: "the meta table is missing")
+            }
+            let counters = try strings(
+                connection, "SELECT name FROM meta WHERE name IN ('revision', 'history_horizon') AND typeof(value) = 'integer'")
+            guard Set(counters) == ["revision", "history_horizon"] else {
+                throw StoreError.corrupt(path: path, message: "the meta table lacks the revision counters")
+            }
+        }
+        return applied
     }
 
     private static func strings(_ connection: OpaquePointer, _ sql: String) throws -> [String] {

@@ -4,12 +4,17 @@ import PropdCore
 extension BindingRecord {
     /// From a row of `key, expression, sources, revision`.
     init(row: Row, path: String) throws {
-        self.init(
-            key: try PropertyRow.key(row, 0, path: path),
-            expression: row[1],
-            sources: try PropertyRow.keys(fromJSON: row[2], path: path),
-            revision: Revision(row[3] as Int64)
-        )
+        let key = try PropertyRow.key(row, 0, path: path)
+        do {
+            self.init(
+                key: key,
+                expression: try PropertyRow.text(row, 1, "expression", path: path),
+                sources: try PropertyRow.keys(fromJSON: PropertyRow.text(row, 2, "sources", path: path), path: path),
+                revision: Revision(try PropertyRow.integer(row, 3, "revision", path: path))
+            )
+        } catch StoreError.corrupt(let path, let message) {
+            throw StoreError.corrupt(path: path, message: "the binding of \(key): \(message)")
+        }
     }
 }
 

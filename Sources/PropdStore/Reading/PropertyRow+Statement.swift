@@ -9,15 +9,33 @@ extension PropertyRow {
     }
 
     static func property(_ statement: OpaquePointer, key: Key, path: String) throws -> Property {
-        Property(
-            key: key,
-            value: try json(statement, 1, path: path),
-            revision: Revision(sqlite3_column_int64(statement, 2)),
-            created: Revision(sqlite3_column_int64(statement, 3)),
-            binding: text(statement, 5),
-            error: text(statement, 4),
-            expires: sqlite3_column_type(statement, 6) == SQLITE_NULL ? nil : sqlite3_column_int64(statement, 6)
-        )
+        do {
+            return Property(
+                key: key,
+                value: try json(statement, 1, path: path),
+                revision: Revision(try integer(statement, 2, "revision", path: path)),
+                created: Revision(try integer(statement, 3, "created", path: path)),
+                binding: text(statement, 5),
+                error: text(statement, 4),
+                expires: try optionalInteger(statement, 6, "expires", path: path)
+            )
+        } catch StoreError.corrupt(let path, let message) {
+            throw StoreError.corrupt(path: path, message: "the row of \(key): \(message)")
+        }
+    }
+
+    /// A NOT NULL integer column (a damaged file may hold anything there).
+    static func integer(_ statement: OpaquePointer, _ index: Int32, _ column: String, path: String) throws -> Int64 {
+        guard sqlite3_column_type(statement, index) == SQLITE_INTEGER else {
+            throw StoreError.corrupt(path: path, message: "\(column) is not an integer")
+        }
+        return sqlite3_column_int64(statement, index)
+    }
+
+    /// An integer column that may be NULL.
+    static func optionalInteger(_ statement: OpaquePointer, _ index: Int32, _ column: String, path: String) throws -> Int64? {
+        guard sqlite3_column_type(statement, index) != SQLITE_NULL else { return nil }
+        return try integer(statement, index, column, path: path)
     }
 
     static func key(_ statement: OpaquePointer, _ index: Int32, path: String) throws -> Key {

@@ -15,19 +15,60 @@ enum PropertyRow {
 
     /// The property of a row whose key (column 0) was already decoded.
     static func property(_ row: Row, key: Key, path: String) throws -> Property {
-        Property(
-            key: key,
-            value: try json(row, 1, path: path),
-            revision: Revision(row[2] as Int64),
-            created: Revision(row[3] as Int64),
-            binding: row[5] as String?,
-            error: row[4] as String?,
-            expires: row[6] as Int64?
-        )
+        do {
+            return Property(
+                key: key,
+                value: try json(row, 1, path: path),
+                revision: Revision(try integer(row, 2, "revision", path: path)),
+                created: Revision(try integer(row, 3, "created", path: path)),
+                binding: try optionalText(row, 5, "binding", path: path),
+                error: try optionalText(row, 4, "error", path: path),
+                expires: try optionalInteger(row, 6, "expires", path: path)
+            )
+        } catch StoreError.corrupt(let path, let message) {
+            throw StoreError.corrupt(path: path, message: "the row of \(key): \(message)")
+        }
+    }
+
+    // GRDB's `row[i] as T` stops the process on NULL or a value of another
+    // type; a damaged file must give an error instead.
+
+    /// A NOT NULL integer column.
+    static func integer(_ row: Row, _ index: Int, _ column: String, path: String) throws -> Int64 {
+        guard case .int64(let value) = (row[index] as DatabaseValue).storage else {
+            throw StoreError.corrupt(path: path, message: "\(column) is not an integer")
+        }
+        return value
+    }
+
+    /// An integer column that may be NULL.
+    static func optionalInteger(_ row: Row, _ index: Int, _ column: String, path: String) throws -> Int64? {
+        switch (row[index] as DatabaseValue).storage {
+        case .null: return nil
+        case .int64(let value): return value
+        default: throw StoreError.corrupt(path: path, message: "\(column) is not an integer")
+        }
+    }
+
+    /// A TEXT column that may be NULL.
+    static func optionalText(_ row: Row, _ index: Int, _ column: String, path: String) throws -> String? {
+        switch (row[index] as DatabaseValue).storage {
+        case .null: return nil
+        case .string(let text): return text
+        default: throw StoreError.corrupt(path: path, message: "\(column) is not text")
+        }
+    }
+
+    /// A NOT NULL TEXT column.
+    static func text(_ row: Row, _ index: Int, _ column: String, path: String) throws -> String {
+        guard let text = try optionalText(row, index, column, path: path) else {
+            throw StoreError.corrupt(path: path, message: "\(column) is NULL")
+        }
+        return text
     }
 
     static func key(_ row: Row, _ index: Int, path: String) throws -> Key {
-        let text: String = row[index]
+        let text = try text(row, index, "key", path: path)
         do {
             return try Key(text)
         } catch {

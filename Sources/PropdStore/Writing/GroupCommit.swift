@@ -25,6 +25,11 @@ final class GroupCommit: Sendable {
         var draining = false
         var closed = false
         var observer: Observer?
+        /// The revision after which history must stay whole, if any (see
+        /// ``PropertyStore/retainHistory(after:)``).
+        var historyFloor: (@Sendable () -> Revision?)?
+        /// A new `historyPerKey` for the writer to take at its next batch.
+        var historyPerKey: Int?
     }
 
     /// What only the writer changes (and others may read).
@@ -62,6 +67,14 @@ final class GroupCommit: Sendable {
 
     func setObserver(_ observer: Observer?) {
         queue.withLock { $0.observer = observer }
+    }
+
+    func setHistoryPerKey(_ keep: Int) {
+        queue.withLock { $0.historyPerKey = keep }
+    }
+
+    func setHistoryFloor(_ floor: (@Sendable () -> Revision?)?) {
+        queue.withLock { $0.historyFloor = floor }
     }
 
     /// Queues `job`. Unless `deferred`, an idle writer starts draining at
@@ -236,7 +249,13 @@ final class GroupCommit: Sendable {
                     statements.setRevision.bind(1, revision.rawValue)
                     try statements.setRevision.execute()
                 }
-                step = try writer.compaction.trim(statements.compaction, limit: 4 + committed.count / 4)
+                if let keep = queue.withLock({ queue in defer { queue.historyPerKey = nil }; return queue.historyPerKey }) {
+                    writer.compaction.setKeep(keep)
+                }
+                if writer.compaction.pendingKeys > 0 {
+                    let floor = queue.withLock { $0.historyFloor }?()
+                    step = try writer.compaction.trim(statements.compaction, limit: 4 + committed.count / 4, floor: floor)
+                }
             }
             try statements.commit.execute()
         } catch {

@@ -100,6 +100,9 @@ final class PeerClient {
         return try await reply()
     }
 
+    /// The next line the client printed (e.g. a subscription's error reply).
+    func nextLine() async throws -> JSONValue { try await reply() }
+
     /// After ``subscribe(_:until:)``: the live events up to the one for its `until` key.
     func liveEvents() async throws -> [JSONValue] {
         guard case .array(let events) = try await reply()["events"] else { throw Failure(description: "no events") }
