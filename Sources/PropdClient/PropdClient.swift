@@ -28,6 +28,16 @@ public struct DaemonStatistics: Sendable, Hashable {
     public var databaseBytes: Int
 }
 
+/// What a `Reload` did: the store revision after it, the errors it
+/// reported (`FILE:LINE:COLUMN: message`), and the settings it applied live
+/// or refused because they need a restart.
+public struct ReloadReply: Sendable, Hashable {
+    public var revision: Revision
+    public var errors: [String]
+    public var applied: [String]
+    public var refused: [String]
+}
+
 /// An async client of propd over its Unix socket.
 ///
 /// ```swift
@@ -87,11 +97,16 @@ public final class PropdClient: Sendable {
         return try WireDecoding.revision(try await call("Set", parameters), "revision")
     }
 
-    /// Deletes the keys atomically as one revision.
+    /// Deletes the keys, and every non-derived key matching `patterns`,
+    /// atomically as one revision. Patterns that match nothing (and no keys)
+    /// consume no revision: the answer is the current one.
     @discardableResult
-    public func delete(_ keys: [String], expect: [String: Revision] = [:]) async throws(PropdClientError) -> Revision {
+    public func delete(_ keys: [String], expect: [String: Revision] = [:], patterns: [String] = [])
+        async throws(PropdClientError) -> Revision
+    {
         var parameters: [String: JSONValue] = ["keys": .array(keys.map { .string($0) })]
         if !expect.isEmpty { parameters["expect"] = Self.encode(expect) }
+        if !patterns.isEmpty { parameters["patterns"] = .array(patterns.map { .string($0) }) }
         return try WireDecoding.revision(try await call("Delete", parameters), "revision")
     }
 
@@ -112,9 +127,12 @@ public final class PropdClient: Sendable {
 
     // MARK: Reads
 
-    /// The named properties, in the order asked.
-    public func get(_ keys: [String]) async throws(PropdClientError) -> [Property] {
-        let reply = try await call("Get", ["keys": .array(keys.map { .string($0) })])
+    /// The named properties, in the order asked; with `revision`, as they
+    /// were at that revision (from history).
+    public func get(_ keys: [String], revision: Revision? = nil) async throws(PropdClientError) -> [Property] {
+        var parameters: [String: JSONValue] = ["keys": .array(keys.map { .string($0) })]
+        if let revision { parameters["revision"] = .integer(revision.rawValue) }
+        let reply = try await call("Get", parameters)
         var properties: [Property] = []
         for object in try WireDecoding.objects(reply, "properties") { properties.append(try WireDecoding.property(object)) }
         return properties
@@ -161,6 +179,18 @@ public final class PropdClient: Sendable {
                     error: try WireDecoding.optionalString(object, "error")))
         }
         return bindings
+    }
+
+    /// Reads the configuration and the binding files again, as SIGHUP does;
+    /// the errors are `FILE:LINE:COLUMN: message`.
+    public func reload() async throws(PropdClientError) -> ReloadReply {
+        let reply = try await call("Reload")
+        func optionalStrings(_ name: String) throws(PropdClientError) -> [String] {
+            reply[name] == nil || reply[name] == .null ? [] : try WireDecoding.strings(reply, name)
+        }
+        return ReloadReply(
+            revision: try WireDecoding.revision(reply, "revision"), errors: try WireDecoding.strings(reply, "errors"),
+            applied: try optionalStrings("applied"), refused: try optionalStrings("refused"))
     }
 
     /// Figures of the running daemon.

@@ -53,43 +53,47 @@ final class Reloader: Sendable {
 
     var current: DaemonConfiguration { configuration.withLock { $0 } }
 
-    /// Applies the binding files of `directory`; reports every problem.
-    func loadBindingFiles(from directory: String) async {
-        let files = BindingDirectory.read(directory)
-        for (file, failure) in files.failures.sorted(by: { $0.key < $1.key }) {
-            logger.error("binding file not applied", metadata: ["file": "\(file)", "error": "\(failure)"])
+    /// Applies the binding files of `directory`; logs and returns every
+    /// problem as `FILE:LINE:COLUMN: message` (a file with one changes nothing).
+    @discardableResult
+    func loadBindingFiles(from directory: String) async -> [String] {
+        let (reload, errors) = await service.applyBindingFiles(BindingDirectory.read(directory), reportingUnder: directory)
+        for error in errors {
+            logger.error("binding file not applied", metadata: ["error": "\(error)"])
         }
-        do {
-            let reload = try await service.applyBindingFiles(files)
-            if let revision = reload.revision {
-                logger.notice(
-                    "binding files applied",
-                    metadata: [
-                        "directory": "\(directory)", "declared": "\(reload.declared.count)",
-                        "removed": "\(reload.removed.count)", "revision": "\(revision)",
-                    ])
-            }
-        } catch {
-            logger.error("binding files not applied", metadata: ["directory": "\(directory)", "error": "\(error)"])
+        if let revision = reload.revision {
+            logger.notice(
+                "binding files applied",
+                metadata: [
+                    "directory": "\(directory)", "declared": "\(reload.declared.count)",
+                    "removed": "\(reload.removed.count)", "revision": "\(revision)",
+                ])
         }
+        return errors
     }
 
     /// Reloads the configuration (access rules, limits that can change live)
-    /// and then the binding files.
-    func reload() async {
+    /// and then the binding files; returns the errors of both.
+    @discardableResult
+    func reload() async -> ReloadOutcome {
         let old = current
+        var outcome = ReloadOutcome(revision: service.store.revision)
         do {
             let loaded = try DaemonConfiguration.load(environment: environment, uid: getuid(), flags: flags)
             let (new, kept) = old.reloaded(to: loaded)
             if !kept.isEmpty {
                 logger.warning("restart propd to change these settings", metadata: ["settings": "\(kept)"])
+                outcome.refused = kept
             }
             access.replace(new.access)
             configuration.withLock { $0 = new }
             logger.notice("configuration reloaded", metadata: ["file": "\(new.configFile ?? "none")"])
         } catch {
             logger.error("configuration not reloaded; keeping the old one", metadata: ["error": "\(error)"])
+            outcome.errors.append("\(error)")
         }
-        await loadBindingFiles(from: current.bindingsDirectory)
+        outcome.errors += await loadBindingFiles(from: current.bindingsDirectory)
+        outcome.revision = service.store.revision
+        return outcome
     }
 }
