@@ -41,10 +41,11 @@ extension PropertyService {
     private func property(_ key: Key, at revision: Revision, oldest: Revision) throws -> Property {
         let now = try store.get([key]).properties.first ?? nil
         guard let row = try store.history(of: key, limit: 1, before: revision.next).first else {
-            // No kept change at or before R. The key did not exist then if it
-            // has no history at all, or if its oldest kept row is its
-            // creation (any earlier life ended at or below the horizon <= R).
-            let kept = try store.history(of: key)
+            // No kept change at or before R. The key did not exist then if
+            // nothing was ever compacted, if it has no history at all, or if
+            // its oldest kept row is its creation (any earlier life ended at
+            // or below the horizon, so at or before R).
+            let kept = oldest.rawValue <= 1 ? [] : try store.history(of: key)
             if let oldestRow = kept.last, now?.created != oldestRow.revision || oldestRow.kind != .set {
                 throw ServiceError.revisionCompacted(since: revision, oldest: oldest)
             }
