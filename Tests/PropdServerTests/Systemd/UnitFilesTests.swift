@@ -14,10 +14,14 @@ import Testing
     static let tmpfiles = findExecutable("systemd-tmpfiles")
     static let isRoot = getuid() == 0
 
-    @Test(.enabled(if: analyze != nil, "systemd-analyze is not installed"))
+    /// Without `--man=no`: the `man:` pages of Documentation= must exist,
+    /// and do once installed (here: the generated pages on MANPATH).
+    @Test(.enabled(if: analyze != nil && ManPageTests.man != nil, "systemd-analyze or man is not installed"))
     func verifyIsClean() throws {
         let units = try UnitCopy()
-        let result = try run(Self.analyze!, ["verify", "--man=no", units.service, units.socket], in: units.directory.path)
+        let pages = try GeneratedManPages.make()
+        let result = try run(
+            Self.analyze!, ["verify", units.service, units.socket], in: units.directory.path, manPath: pages.directory)
         #expect(result.status == 0, "systemd-analyze verify failed:\n\(result.output)")
         #expect(result.output.isEmpty, "systemd-analyze verify complained:\n\(result.output)")
     }
@@ -73,9 +77,11 @@ private struct UnitCopy {
         var service = try String(contentsOfFile: source + "/propd.service", encoding: .utf8)
         let existing = FileManager.default.isExecutableFile(atPath: "/bin/true") ? "/bin/true" : "/usr/bin/true"
         service = service.split(separator: "\n", omittingEmptySubsequences: false).map { line in
-            guard line.hasPrefix("ExecStart=") else { return String(line) }
-            let arguments = line.dropFirst("ExecStart=".count).split(separator: " ").dropFirst()
-            return (["ExecStart=" + existing] + arguments.map(String.init)).joined(separator: " ")
+            for directive in ["ExecStart=", "ExecReload="] where line.hasPrefix(directive) {
+                let arguments = line.dropFirst(directive.count).split(separator: " ").dropFirst()
+                return ([directive + existing] + arguments.map(String.init)).joined(separator: " ")
+            }
+            return String(line)
         }.joined(separator: "\n")
         try directory.write(service, to: "propd.service")
         try directory.write(try String(contentsOfFile: source + "/propd.socket", encoding: .utf8), to: "propd.socket")
@@ -88,8 +94,11 @@ private func findExecutable(_ name: String) -> String? {
     return directories.map { $0 + "/" + name }.first { FileManager.default.isExecutableFile(atPath: $0) }
 }
 
-private func run(_ executable: String, _ arguments: [String], in directory: String) throws -> (status: Int32, output: String) {
+private func run(_ executable: String, _ arguments: [String], in directory: String, manPath: String? = nil) throws
+    -> (status: Int32, output: String)
+{
     var environment = ProcessInfo.processInfo.environment
+    if let manPath { environment["MANPATH"] = manPath }
     environment["SYSTEMD_LOG_COLOR"] = "0"
     environment["SYSTEMD_PAGER"] = ""
     return try Command.run(executable, arguments, environment: environment, directory: directory)
