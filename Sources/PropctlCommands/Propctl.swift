@@ -45,7 +45,7 @@ public struct Propctl: AsyncParsableCommand {
         StandardStreams.ignoreBrokenPipeSignal()
         let command: any ParsableCommand
         do {
-            command = try parseAsRoot(arguments)
+            command = try await asyncParseAsRoot(arguments)
         } catch {
             exitForParseFailure(error)
         }

@@ -9,9 +9,14 @@ enum KeyCompletion {
     /// Most candidates one completion offers.
     static let limit = 500
 
-    /// Keys starting with the word being typed.
+    /// Keys starting with the word being typed; patterns when the word is the
+    /// value of `--pattern` (the generated bash script asks this function for
+    /// `del --pattern`'s value too).
     @Sendable static func keys(_ words: [String], _ index: Int, _ prefix: String) async -> [String] {
-        await existingKeys(words, prefix).filter { $0.hasPrefix(prefix) }
+        if index > 0, index - 1 < words.count, words[index - 1] == "--pattern" {
+            return await patterns(words, index, prefix)
+        }
+        return await existingKeys(words, prefix).filter { $0.hasPrefix(prefix) }
     }
 
     /// Keys, and the patterns `x.*` / `x.**` for each key's parent segments.
