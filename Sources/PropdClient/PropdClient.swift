@@ -47,23 +47,49 @@ public struct ReloadReply: Sendable, Hashable {
 /// for try await event in client.observe(["room.*"]) { print(event.key, event.value ?? "-") }
 /// ```
 ///
-/// Calls may be made concurrently; they share one connection (pipelined).
+/// Calls may be made concurrently; they share one connection (pipelined;
+/// with the `.blockingSocket` transport, they take turns).
 /// ``observe(_:since:replay:initial:coalesce:)`` opens a connection of its own.
 public final class PropdClient: Sendable {
     /// The socket this client talks to.
     public let socketPath: String
-    let connection: VarlinkConnection
+    let connection: Connection
 
-    private init(socketPath: String, connection: VarlinkConnection) {
+    /// How calls reach the daemon.
+    public enum Transport: Sendable {
+        /// SwiftNIO's event loops: calls from many tasks are pipelined on one
+        /// connection without blocking a thread. The default.
+        case eventLoop
+        /// A plain blocking socket: no event loop and no thread are started,
+        /// each call blocks its thread for the round trip. For a program that
+        /// makes a few calls and exits (propctl).
+        case blockingSocket
+    }
+
+    enum Connection: Sendable {
+        case eventLoop(VarlinkConnection)
+        case blockingSocket(VarlinkSocketConnection)
+    }
+
+    private init(socketPath: String, connection: Connection) {
         self.socketPath = socketPath
         self.connection = connection
     }
 
     /// Connects to propd at `socketPath`.
     /// - Throws: ``PropdClientError/cannotConnect(path:reason:)`` when nothing listens there.
-    public static func connect(to socketPath: String) async throws(PropdClientError) -> PropdClient {
+    public static func connect(to socketPath: String, transport: Transport = .eventLoop) async throws(PropdClientError)
+        -> PropdClient
+    {
         do {
-            return PropdClient(socketPath: socketPath, connection: try await VarlinkConnection.connect(to: socketPath))
+            switch transport {
+            case .eventLoop:
+                return PropdClient(
+                    socketPath: socketPath, connection: .eventLoop(try await VarlinkConnection.connect(to: socketPath)))
+            case .blockingSocket:
+                return PropdClient(
+                    socketPath: socketPath, connection: .blockingSocket(try VarlinkSocketConnection.connect(to: socketPath)))
+            }
         } catch {
             throw PropdClientError.from(error, path: socketPath)
         }
@@ -71,14 +97,20 @@ public final class PropdClient: Sendable {
 
     /// Closes the connection.
     public func close() async {
-        await connection.close()
+        switch connection {
+        case .eventLoop(let connection): await connection.close()
+        case .blockingSocket(let connection): connection.close()
+        }
     }
 
     func call(_ method: String, _ parameters: [String: JSONValue] = [:]) async throws(PropdClientError)
         -> [String: JSONValue]
     {
         do {
-            return try await connection.call("io.propd." + method, parameters)
+            switch connection {
+            case .eventLoop(let connection): return try await connection.call("io.propd." + method, parameters)
+            case .blockingSocket(let connection): return try connection.call("io.propd." + method, parameters)
+            }
         } catch {
             throw PropdClientError.from(error, path: socketPath)
         }

@@ -32,7 +32,7 @@ struct GraphCommand: AsyncParsableCommand {
         if global.json {
             WireJSON.print(graph.json)
         } else {
-            StandardStreams.out(TerminalText.escaped(graph.dot))
+            StandardStreams.out(TerminalText.escaped(graph.dot, keepingNewlines: true))
         }
     }
 }

@@ -107,7 +107,7 @@ struct WatchCommand: AsyncParsableCommand {
             parameters["parameter"] == .string("since")
         else { return PropctlFailure(error, socket: global.socketChoice) }
         var head = "the daemon's newest revision"
-        if let client = try? await PropdClient.connect(to: global.socketChoice.path) {
+        if let client = try? await PropdClient.connect(to: global.socketChoice.path, transport: .blockingSocket) {
             if let figures = try? await client.stats() { head = "the newest revision, \(figures.revision)" }
             await client.close()
         }

@@ -38,7 +38,7 @@ enum KeyCompletion {
     /// The keys under the typed prefix's complete segments (`room.te` lists `room.**`).
     static func existingKeys(_ words: [String], _ prefix: String) async -> [String] {
         let socket = SocketChoice(flag: socketFlag(in: words))
-        guard let client = try? await PropdClient.connect(to: socket.path) else { return [] }
+        guard let client = try? await PropdClient.connect(to: socket.path, transport: .blockingSocket) else { return [] }
         var pattern: String? = nil
         if let dot = prefix.lastIndex(of: ".") {
             let parent = String(prefix[..<dot])

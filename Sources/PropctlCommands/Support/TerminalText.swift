@@ -13,11 +13,15 @@ enum TerminalText {
 
     /// `text` with each control character replaced by `\uXXXX`. JSON text
     /// stays valid JSON with the same meaning (JSON already escapes C0).
-    static func escaped(_ text: String) -> String {
+    ///
+    /// - Parameter keepingNewlines: leave `\n` as it is, for documents whose
+    ///   lines are their structure (a dump, a DOT graph); the values in them
+    ///   are already escaped by their format or by this function.
+    static func escaped(_ text: String, keepingNewlines: Bool = false) -> String {
         guard hasControl(text) else { return text }
         var out = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
-            if isControl(scalar) {
+            if isControl(scalar), !(keepingNewlines && scalar == "\n") {
                 let hex = String(scalar.value, radix: 16, uppercase: false)
                 out.append(contentsOf: ("\\u" + String(repeating: "0", count: 4 - hex.count) + hex).unicodeScalars)
             } else {
