@@ -26,6 +26,29 @@ import Testing
         #expect(result.output.isEmpty, "systemd-analyze verify complained:\n\(result.output)")
     }
 
+    /// The user units of `scripts/install --user`, verified by a user manager
+    /// (`systemd-analyze --user`), with their man pages.
+    @Test(.enabled(if: analyze != nil && ManPageTests.man != nil, "systemd-analyze or man is not installed"))
+    func userUnitsVerifyClean() throws {
+        let directory = try TemporaryDirectory()
+        let existing = FileManager.default.isExecutableFile(atPath: "/bin/true") ? "/bin/true" : "/usr/bin/true"
+        let service = try String(contentsOfFile: repositoryRoot + "/systemd/user/propd.service", encoding: .utf8)
+            .replacingOccurrences(of: "ExecStart=%h/.local/bin/propd", with: "ExecStart=" + existing)
+            .replacingOccurrences(of: "ExecReload=%h/.local/bin/propctl", with: "ExecReload=" + existing)
+        #expect(service.contains("ExecStart=\(existing)\n") && service.contains("ExecReload=\(existing) --socket"))
+        try directory.write(service, to: "propd.service")
+        try directory.write(
+            try String(contentsOfFile: repositoryRoot + "/systemd/user/propd.socket", encoding: .utf8), to: "propd.socket")
+        let runtime = directory.path + "/runtime"
+        try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true)
+        let pages = try GeneratedManPages.make()
+        let result = try run(
+            Self.analyze!, ["--user", "verify", directory.path + "/propd.service", directory.path + "/propd.socket"],
+            in: directory.path, manPath: pages.directory, runtimeDirectory: runtime)
+        #expect(result.status == 0, "systemd-analyze --user verify failed:\n\(result.output)")
+        #expect(result.output.isEmpty, "systemd-analyze --user verify complained:\n\(result.output)")
+    }
+
     @Test(.enabled(if: analyze != nil, "systemd-analyze is not installed"))
     func exposureIsAtMostOne() throws {
         let units = try UnitCopy()
@@ -94,11 +117,13 @@ private func findExecutable(_ name: String) -> String? {
     return directories.map { $0 + "/" + name }.first { FileManager.default.isExecutableFile(atPath: $0) }
 }
 
-private func run(_ executable: String, _ arguments: [String], in directory: String, manPath: String? = nil) throws
-    -> (status: Int32, output: String)
-{
+private func run(
+    _ executable: String, _ arguments: [String], in directory: String, manPath: String? = nil,
+    runtimeDirectory: String? = nil
+) throws -> (status: Int32, output: String) {
     var environment = ProcessInfo.processInfo.environment
     if let manPath { environment["MANPATH"] = manPath }
+    if let runtimeDirectory { environment["XDG_RUNTIME_DIR"] = runtimeDirectory }
     environment["SYSTEMD_LOG_COLOR"] = "0"
     environment["SYSTEMD_PAGER"] = ""
     return try Command.run(executable, arguments, environment: environment, directory: directory)
