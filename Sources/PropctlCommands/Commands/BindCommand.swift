@@ -149,7 +149,7 @@ enum BindFileRefusal {
             (line, column) = entry.filePosition(expressionLine: l, column: c)
             message = SourceExcerpt.plainMessage(plain, line: l, column: c)
         }
-        var lines = ["\(path):\(line):\(column): error: \(error.name): \(message)"]
+        var lines = ["\(path):\(line):\(column): error: \(error.name): \(TerminalText.escaped(message))"]
         lines += SourceExcerpt.lines(of: text, line: line, column: column, style: style)
         if refusal.undoFailures.isEmpty {
             lines.append("nothing was bound: the \(refusal.index) binding(s) before it were put back as they were")
