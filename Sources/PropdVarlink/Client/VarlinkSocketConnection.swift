@@ -126,15 +126,13 @@ public final class VarlinkSocketConnection: Sendable {
         var chunk = [UInt8](repeating: 0, count: 65536)
         while true {
             if let nul = state.buffer[scanned...].firstIndex(of: 0) {
+                guard nul <= maximumMessageSize else { break }
                 let frame = Array(state.buffer[..<nul])
                 state.buffer.removeSubrange(...nul)
                 return frame
             }
             scanned = state.buffer.count
-            guard scanned <= maximumMessageSize else {
-                throw VarlinkConnectionError(
-                    code: .malformedReply, path: path, reason: "a reply longer than \(maximumMessageSize) bytes")
-            }
+            guard scanned <= maximumMessageSize else { break }
             let n = chunk.withUnsafeMutableBytes { Glibc.recv(state.fd, $0.baseAddress, $0.count, 0) }
             if n > 0 {
                 state.buffer.append(contentsOf: chunk[0..<n])
@@ -144,5 +142,10 @@ public final class VarlinkSocketConnection: Sendable {
                 throw closed(n == 0 ? "the service closed the connection" : String(cString: strerror(errno)))
             }
         }
+        // The rest of that reply cannot be skipped reliably: the connection is done.
+        Glibc.close(state.fd)
+        state.fd = -1
+        throw VarlinkConnectionError(
+            code: .malformedReply, path: path, reason: "a reply longer than \(maximumMessageSize) bytes")
     }
 }
