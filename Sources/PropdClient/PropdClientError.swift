@@ -79,6 +79,10 @@ public enum PropdClientError: Error, Sendable, Equatable, CustomStringConvertibl
         case .permissionDenied(let key): return key.map { "permission denied on \($0)" } ?? "permission denied"
         case .limitExceeded(let limit, let maximum): return "limit \(limit) exceeded (maximum \(maximum))"
         case .storageFailure(let message): return "the daemon could not store the change: \(message)"
+        case .other("org.varlink.service.InvalidParameter", let parameters):
+            guard case .string(let parameter)? = parameters["parameter"] else { return "invalid parameter" }
+            if case .string(let reason)? = parameters["reason"] { return "invalid \(parameter): \(reason)" }
+            return "invalid parameter \(parameter)"
         case .other(let name, let parameters):
             return parameters.isEmpty ? name : "\(name) \(JSONValue.object(parameters).jsonString)"
         case .cannotConnect(let path, let reason): return "cannot connect to propd at \(path): \(reason)"

@@ -16,6 +16,9 @@ public enum ServiceError: Error, Sendable, Equatable, CustomStringConvertible {
     case bindingCycle([String])
     /// `RevisionCompacted(since, oldest)`.
     case revisionCompacted(since: Revision, oldest: Revision)
+    /// `Get(revision)` of a revision the store has not reached yet; maps to
+    /// `org.varlink.service.InvalidParameter("revision")`.
+    case revisionAhead(revision: Revision, current: Revision)
     /// `PermissionDenied(key)`: e.g. a binding naming a source its declarer may not read.
     case permissionDenied(String)
     /// The store failed (disk full, I/O error, closed): nothing was written.
@@ -38,6 +41,8 @@ public enum ServiceError: Error, Sendable, Equatable, CustomStringConvertible {
             return "binding would close a cycle: " + (keys + keys.prefix(1)).joined(separator: " -> ")
         case .revisionCompacted(let since, let oldest):
             return "history after revision \(since) was compacted; the oldest complete revision is \(oldest)"
+        case .revisionAhead(let revision, let current):
+            return "revision \(revision) is beyond the store's newest revision \(current)"
         case .permissionDenied(let key): return "permission denied on \(key)"
         case .storage(let error): return error.description
         case .limitExceeded(let limit, let maximum): return "limit \(limit) (\(maximum)) exceeded"

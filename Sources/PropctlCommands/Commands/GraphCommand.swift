@@ -33,7 +33,7 @@ struct GraphCommand: AsyncParsableCommand {
         if global.json {
             WireJSON.print(graph.json)
         } else {
-            StandardStreams.out(graph.dot)
+            StandardStreams.out(TerminalText.escaped(graph.dot, keepingNewlines: true))
         }
     }
 }

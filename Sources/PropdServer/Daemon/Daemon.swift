@@ -58,13 +58,14 @@ public enum Daemon {
         await reloader.loadBindingFiles(from: configuration.bindingsDirectory)
 
         let serverReference = ServerReference()
-        let interface = IOPropdInterface(
+        var interface = IOPropdInterface(
             service: service,
             limits: InterfaceLimits(
                 subscriptionsPerConnection: configuration.limits.maxSubscriptionsPerConnection,
                 patternsPerSubscription: configuration.limits.maxPatternsPerSubscription),
             access: reloader.access,
             connections: { serverReference.connectionCount })
+        interface.runReload = { await reloader.reload() }
         let address: VarlinkBindAddress
         switch listenAddress {
         case .path(let path): address = .path(path)

@@ -71,62 +71,54 @@ final class Reloader: Sendable {
         applyToServer.withLock { $0 = apply }
     }
 
-    /// Applies the binding files of `directory`; returns the revision it
-    /// committed (nil when nothing changed) and every problem as
-    /// `FILE:LINE:COLUMN: message`.
+    /// Applies the binding files of `directory`; logs and returns every
+    /// problem as `FILE:LINE:COLUMN: message` (a file with one changes nothing).
     @discardableResult
-    func loadBindingFiles(from directory: String) async -> (revision: Revision?, errors: [String]) {
-        let files = BindingDirectory.read(directory)
-        var errors: [String] = []
-        for (file, failure) in files.failures.sorted(by: { $0.key < $1.key }) {
-            logger.error("binding file not applied", metadata: ["file": "\(file)", "error": "\(failure)"])
-            errors.append(failure.hasPrefix(file) ? directory + "/" + failure : failure)
+    func loadBindingFiles(from directory: String) async -> [String] {
+        let (reload, errors) = await service.applyBindingFiles(BindingDirectory.read(directory), reportingUnder: directory)
+        for error in errors {
+            logger.error("binding file not applied", metadata: ["error": "\(error)"])
         }
-        do {
-            let reload = try await service.applyBindingFiles(files)
-            if let revision = reload.revision {
-                logger.notice(
-                    "binding files applied",
-                    metadata: [
-                        "directory": "\(directory)", "declared": "\(reload.declared.count)",
-                        "removed": "\(reload.removed.count)", "revision": "\(revision)",
-                    ])
-            }
-            return (reload.revision, errors)
-        } catch {
-            logger.error("binding files not applied", metadata: ["directory": "\(directory)", "error": "\(error)"])
-            return (nil, errors + ["\(directory): \(error)"])
+        if let revision = reload.revision {
+            logger.notice(
+                "binding files applied",
+                metadata: [
+                    "directory": "\(directory)", "declared": "\(reload.declared.count)",
+                    "removed": "\(reload.removed.count)", "revision": "\(revision)",
+                ])
         }
+        return errors
     }
 
     /// Reloads the configuration (every setting that can change live) and
-    /// then the binding files.
+    /// then the binding files; returns what it applied and refused and the
+    /// errors of both.
+    @discardableResult
     func reload() async -> ReloadOutcome {
         let old = current
-        var errors: [String] = []
-        var applied: [String] = []
-        var refused: [String] = []
+        var outcome = ReloadOutcome(revision: service.store.revision)
         do {
             let loaded = try DaemonConfiguration.load(environment: environment, uid: getuid(), flags: flags)
             let (new, kept) = old.reloaded(to: loaded)
-            refused = kept
-            applied = old.settingsChangedLive(toBecome: new)
+            outcome.refused = kept
+            outcome.applied = old.settingsChangedLive(toBecome: new)
             apply(new)
             configuration.withLock { $0 = new }
-            if !refused.isEmpty {
-                logger.warning("restart propd to change these settings", metadata: ["settings": "\(refused)"])
+            if !kept.isEmpty {
+                logger.warning("restart propd to change these settings", metadata: ["settings": "\(kept)"])
             }
             logger.notice(
                 "configuration reloaded",
-                metadata: ["file": "\(new.configFile ?? "none")", "applied": "\(applied)", "refused": "\(refused)"])
+                metadata: [
+                    "file": "\(new.configFile ?? "none")", "applied": "\(outcome.applied)", "refused": "\(kept)",
+                ])
         } catch {
-            errors.append("\(error)")
             logger.error("configuration not reloaded; keeping the old one", metadata: ["error": "\(error)"])
+            outcome.errors.append("\(error)")
         }
-        let bindings = await loadBindingFiles(from: current.bindingsDirectory)
-        errors += bindings.errors
-        return ReloadOutcome(
-            revision: bindings.revision ?? service.store.revision, errors: errors, applied: applied, refused: refused)
+        outcome.errors += await loadBindingFiles(from: current.bindingsDirectory)
+        outcome.revision = service.store.revision
+        return outcome
     }
 
     /// Puts the live settings of `new` in force.

@@ -38,8 +38,9 @@ type Event (
 # state is its operator state (scan accumulators, counters, pending timers), for dumps.
 type Binding (key: string, expression: string, sources: []string, error: ?string, state: ?object)
 
-# The named properties, in the order asked.
-method Get(keys: []string) -> (properties: []Property)
+# The named properties, in the order asked; with revision, as they were at
+# that revision, from history.
+method Get(keys: []string, revision: ?int) -> (properties: []Property)
 
 # Properties matching the pattern (all when absent), sorted by key, with the
 # store revision they were read at.
@@ -51,8 +52,10 @@ method List(pattern: ?string, limit: ?int) -> (properties: []Property, revision:
 # revision of its own. Without ttl the keys are permanent.
 method Set(values: [string]object, expect: ?[string]int, ttl: ?int) -> (revision: int)
 
-# Deletes the keys atomically as one revision.
-method Delete(keys: []string, expect: ?[string]int) -> (revision: int)
+# Deletes the keys atomically as one revision, and in the same revision every
+# non-derived key matching patterns; patterns that match nothing consume no
+# revision and return the current one.
+method Delete(keys: []string, expect: ?[string]int, patterns: ?[]string) -> (revision: int)
 
 # Streams events of matching keys: initial values (or replay, or every change
 # since a revision), one "synced" event, then live changes. Requires more.
@@ -76,6 +79,12 @@ method Unbind(key: string) -> (revision: int)
 
 # The declared bindings, sorted by key.
 method Bindings(pattern: ?string) -> (bindings: []Binding)
+
+# Reads the configuration and the binding files again, as SIGHUP does. errors
+# are "FILE:LINE:COLUMN: message"; a file with an error changes nothing.
+# applied and refused (sent when not empty) name the settings applied live
+# and those that need a restart.
+method Reload() -> (revision: int, errors: []string, applied: ?[]string, refused: ?[]string)
 
 # Figures of the running daemon.
 method Stats() -> (

@@ -7,7 +7,10 @@ extension IOPropdInterface {
         let keys = try WireCoding.keys(call.parameters, "keys")
         try checkCount(keys.count, "max-keys-per-call", limits.keysPerCall)
         for key in keys { try access.require(.read, key, connection.peer) }
-        let properties = try mapped { () throws(ServiceError) in try service.get(keys) }
+        let revision = try WireCoding.nonNegative(call.parameters, "revision").map { Revision($0) }
+        let properties = try mapped { () throws(ServiceError) in
+            if let revision { try service.get(keys, at: revision) } else { try service.get(keys) }
+        }
         return ["properties": .array(try redacted(properties, for: connection.peer).map(WireCoding.encode))]
     }
 

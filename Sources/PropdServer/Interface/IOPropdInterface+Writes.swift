@@ -30,16 +30,28 @@ extension IOPropdInterface {
     func delete(_ call: VarlinkCall, _ connection: VarlinkConnectionContext, _ responder: VarlinkResponder) {
         let keys: [Key]
         let expect: [Key: Revision]
+        var patterns: [KeyPattern] = []
         do {
             keys = try WireCoding.keys(call.parameters, "keys")
             try checkCount(keys.count, "max-keys-per-call", limits.keysPerCall)
             for key in keys { try access.require(.write, key, connection.peer) }
             expect = try WireCoding.expectations(call.parameters)
             for key in expect.keys { try access.require(.read, key, connection.peer) }
+            if call.parameters["patterns"] != nil, call.parameters["patterns"] != .null {
+                for text in try call.parameters.requiredStringArray("patterns") {
+                    patterns.append(try WireCoding.pattern(text))
+                }
+            }
         } catch {
             return responder.fail(error)
         }
-        write(.delete(keys, expect: expect), connection, responder)
+        // Every key a pattern matches must be writable by the caller, checked
+        // in the transaction that deletes them.
+        let peer = connection.peer
+        let access = self.access
+        write(
+            .delete(keys, expect: expect, patterns: patterns, writable: { access.allows(.write, $0, peer) }),
+            connection, responder)
     }
 
     func bind(_ call: VarlinkCall, _ connection: VarlinkConnectionContext, _ responder: VarlinkResponder) {

@@ -43,6 +43,9 @@ public struct IOPropdInterface: Sendable {
     let tickCommit: TickCommit?
     /// The connection count of the server, for `Stats`.
     let connections: @Sendable () -> Int
+    /// What `Reload` runs (the daemon's reloader); without it `Reload` is
+    /// `MethodNotImplemented`.
+    public var runReload: (@Sendable () async -> ReloadOutcome)?
 
     public init(
         service: PropertyService, limits: InterfaceLimits = InterfaceLimits(), access: any AccessCheck = AllowAll(),
@@ -81,6 +84,7 @@ public struct IOPropdInterface: Sendable {
                 .responding("Stats") { _, connection, responder in
                     afterWrites(connection, responder) { () throws(VarlinkCallError) in try stats() }
                 },
+                .responding("Reload") { _, connection, responder in reload(connection, responder) },
             ])
     }
 

@@ -130,6 +130,13 @@ enum WireCoding {
             return revisionCompacted(since: since, oldest: oldest)
         case .permissionDenied(let key):
             return permissionDenied(key)
+        case .revisionAhead(let revision, let current):
+            return VarlinkCallError(
+                name: "org.varlink.service.InvalidParameter",
+                parameters: [
+                    "parameter": "revision",
+                    "reason": .string("revision \(revision) is beyond the newest revision \(current)"),
+                ])
         case .storage(let storeError):
             // Not a contract error: the store failed and wrote nothing. The
             // message says what happened (disk full, I/O error).

@@ -9,8 +9,12 @@ public enum WriteOperation: Sendable {
     /// (milliseconds) every key expires that long after the write; without
     /// it every key is permanent.
     case set([Key: JSONValue], expect: [Key: Revision], ttl: Int64? = nil)
-    /// `Delete`: every key atomically as one revision.
-    case delete([Key], expect: [Key: Revision])
+    /// `Delete`: every key, and every non-derived key matching `patterns`,
+    /// atomically as one revision. When that is no key at all, nothing is
+    /// written and the answer is the current revision. A matched key for
+    /// which `writable` is false fails the call with `permissionDenied`.
+    case delete(
+        [Key], expect: [Key: Revision], patterns: [KeyPattern] = [], writable: @Sendable (Key) -> Bool = { _ in true })
     /// `Bind`: declares or replaces the binding of a key. `authorize` sees
     /// what the binding would read before anything is written, and may refuse it.
     /// With `state` (a dump's operator state) the binding continues from it
@@ -29,6 +33,12 @@ public struct BindingReach: Sendable, Hashable {
     /// Whether it follows keys named at run time (`flatMap { key(…) }`), so
     /// it may read keys beyond ``sources``.
     public var followsKeys: Bool
+}
+
+/// Thrown by a Delete whose patterns matched nothing (and which named no
+/// key): it consumes no revision, and answers the current one.
+struct NothingToDelete: Error {
+    var current: Revision
 }
 
 /// What a committed write request answers.
@@ -66,9 +76,13 @@ extension PropertyService {
             submit(Self.setBody(values, expect: expect, ttl: ttl), validatesFirst: true, deferred: deferred, resumesTask: resumesTask) {
                 completion(Self.outcome($0))
             }
-        case .delete(let keys, let expect):
-            submit(Self.deleteBody(keys, expect: expect), validatesFirst: true, deferred: deferred, resumesTask: resumesTask) {
-                completion(Self.outcome($0))
+        case .delete(let keys, let expect, let patterns, let writable):
+            let body = Self.deleteBody(keys, expect: expect, patterns: patterns, writable: writable)
+            submit(body, validatesFirst: true, deferred: deferred, resumesTask: resumesTask) { result in
+                if case .failure(let nothing as NothingToDelete) = result {
+                    return completion(.success(WriteOutcome(revision: nothing.current)))
+                }
+                completion(Self.outcome(result))
             }
         case .bind(let key, let expression, let state, let authorize):
             let body = Self.bindBody(key, expression: expression, state: state, authorize: authorize)
@@ -149,11 +163,26 @@ extension PropertyService {
         }
     }
 
-    static func deleteBody(_ keys: [Key], expect: [Key: Revision]) -> Body<Void> {
+    static func deleteBody(
+        _ keys: [Key], expect: [Key: Revision], patterns: [KeyPattern] = [],
+        writable: @escaping @Sendable (Key) -> Bool = { _ in true }
+    ) -> Body<Void> {
         // A key named twice is deleted once.
         var seen: Set<Key> = []
-        let keys = keys.filter { seen.insert($0).inserted }
+        let named = keys.filter { seen.insert($0).inserted }
         return { transaction, state in
+            var keys = named
+            if !patterns.isEmpty {
+                var all = Set(named)
+                for pattern in patterns {
+                    for key in try transaction.keys(matching: pattern)
+                    where !state.engine.isDerived(key) && all.insert(key).inserted {
+                        guard writable(key) else { throw ServiceError.permissionDenied(key.rawValue) }
+                        keys.append(key)
+                    }
+                }
+                guard !keys.isEmpty else { throw NothingToDelete(current: Revision(transaction.revision.rawValue - 1)) }
+            }
             for key in keys where state.engine.isDerived(key) { throw ServiceError.keyIsDerived(key.rawValue) }
             // Every key must exist before the first is deleted: the body runs
             // without a savepoint, so it may not fail half-way.

@@ -19,16 +19,21 @@ final class StreamingProcess: Sendable {
     private let process: Process
     private let output = Output()
 
-    init(_ arguments: [String], socket: String) throws {
+    /// - Parameter captureStandardError: read stderr's lines too (mixed with stdout's).
+    init(
+        _ arguments: [String], socket: String, environment extra: [String: String] = [:],
+        captureStandardError: Bool = false
+    ) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Propctl.executable)
         process.arguments = arguments
         var environment = ProcessInfo.processInfo.environment
         environment["PROPD_SOCKET"] = socket
+        for (k, v) in extra { environment[k] = v }
         process.environment = environment
         let out = Pipe()
         process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
+        process.standardError = captureStandardError ? out : FileHandle.nullDevice
         process.standardInput = FileHandle.nullDevice
         self.process = process
         let reader = out.fileHandleForReading
