@@ -22,6 +22,8 @@ public final class PropertyService: Sendable {
     public let hub: SubscriptionHub
     let engine: EngineLock
     let timers = BindingTimers()
+    /// Command handlers and executions in flight (CONTRACT 6.2).
+    let commands = CommandRegistry()
     let logger: Logger
     let startedAt = ContinuousClock.now
 
@@ -40,7 +42,9 @@ public final class PropertyService: Sendable {
         self.store = store
         self.hub = hub
         self.logger = logger
-        let state = EngineState(clock: makeClock())
+        var state = EngineState(clock: makeClock())
+        let commandNames = try Self.storedCommands(store)
+        state.commands = CommandNames(commandNames)
         let restored: [RestoredBinding]
         do {
             restored = try store.allBindings()
@@ -55,12 +59,14 @@ public final class PropertyService: Sendable {
         store.onCommit { [hub] changeSets in hub.publish(changeSets) }
         timers.service = WeakService(self)
         timers.arm(deadline, clock: SystemBindingClock())
+        endInterruptedExecutions(of: commandNames)
     }
 
     /// Stops the timers and ends every subscription. Writes already queued
     /// still commit; the store stays open for the caller to close.
     public func shutdown() {
         timers.cancel()
+        commands.cancelTimers()
         hub.close()
     }
 

@@ -17,6 +17,8 @@ struct EngineState {
     let clock: any BindingClock
     /// The revision of the last body that changed the engine.
     var lastChanged: Revision = .none
+    /// The commands whose `CMD.executing` and `CMD.error` propd keeps.
+    var commands = CommandNames()
 
     init(clock: any BindingClock) {
         self.clock = clock
@@ -34,6 +36,7 @@ struct EngineState {
         guard lastChanged >= transaction.revision else { return }
         engine = BindingEngine(clock: clock)
         engine.restore(try transaction.allBindings())
+        commands = CommandNames(try transaction.commandNames())
         lastChanged = .none
     }
 }

@@ -124,7 +124,7 @@ extension PropertyService {
 
     static func setBody(_ values: [Key: JSONValue], expect: [Key: Revision]) -> Body<Void> {
         { transaction, state in
-            for key in values.keys where state.engine.isDerived(key) { throw ServiceError.keyIsDerived(key.rawValue) }
+            for key in values.keys where state.isDerived(key) { throw ServiceError.keyIsDerived(key.rawValue) }
             try WriteRequest(set: values, expect: expect).apply(to: &transaction)
             try propagate(&transaction, &state)
         }
@@ -135,7 +135,7 @@ extension PropertyService {
         var seen: Set<Key> = []
         let keys = keys.filter { seen.insert($0).inserted }
         return { transaction, state in
-            for key in keys where state.engine.isDerived(key) { throw ServiceError.keyIsDerived(key.rawValue) }
+            for key in keys where state.isDerived(key) { throw ServiceError.keyIsDerived(key.rawValue) }
             // Every key must exist before the first is deleted: the body runs
             // without a savepoint, so it may not fail half-way.
             for key in keys where try transaction.revision(of: key) == .none {
@@ -183,6 +183,7 @@ extension PropertyService {
     static func declare(
         _ key: Key, expression: String, in transaction: inout WriteTransaction, _ state: inout EngineState
     ) throws -> [Key] {
+        if state.commands.keeps(key) { throw ServiceError.keyIsDerived(key.rawValue) }
         let declaration: Declaration
         do {
             declaration = try state.engine.declare(key: key, expression: expression) { key in
@@ -201,6 +202,7 @@ extension PropertyService {
     }
 
     static func undeclare(_ key: Key, in transaction: inout WriteTransaction, _ state: inout EngineState) throws {
+        if state.commands.keeps(key) { throw ServiceError.keyIsDerived(key.rawValue) }
         guard state.engine.isDerived(key) else { throw ServiceError.noSuchKey(key.rawValue) }
         state.changed(at: transaction.revision)
         state.engine.remove(key: key)
