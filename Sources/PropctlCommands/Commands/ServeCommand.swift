@@ -29,24 +29,56 @@ struct ServeCommand: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    @Argument(help: ArgumentHelp("The commands to serve.", valueName: "cmd"))
-    var commands: [String] = []
-
-    @Option(help: ArgumentHelp("Invocations run at once (default 1).", valueName: "n"))
+    @Option(help: ArgumentHelp("Invocations run at once.", valueName: "n"))
     var parallel = 1
 
-    @Argument(parsing: .postTerminator, help: ArgumentHelp("The program and its arguments, after --.", valueName: "program"))
-    var program: [String] = []
+    @Argument(help: ArgumentHelp("The first command to serve.", valueName: "cmd"))
+    var command: String
+
+    // ArgumentParser takes no positional after an array of them, so the
+    // rest of the line (more commands, `--`, the program) is split here.
+    @Argument(
+        parsing: .captureForPassthrough,
+        help: ArgumentHelp("More commands, then -- and the program with its arguments.", valueName: "cmd... -- program"))
+    var rest: [String] = []
+
+    /// Every CMD, the program and --parallel, from the words after the first CMD.
+    var line: (commands: [String], program: [String], parallel: Int) {
+        get throws {
+            guard let terminator = rest.firstIndex(of: "--") else {
+                throw ValidationError("Missing PROGRAM: give it after --, e.g. -- ./handler.sh")
+            }
+            var commands = [command]
+            var parallel = self.parallel
+            var words = rest[..<terminator].makeIterator()
+            while let word = words.next() {
+                if word == "--parallel" {
+                    guard let value = words.next().flatMap({ Int($0) }) else { throw ValidationError("--parallel needs a number.") }
+                    parallel = value
+                } else if word.hasPrefix("--parallel=") {
+                    guard let value = Int(word.dropFirst("--parallel=".count)) else { throw ValidationError("--parallel needs a number.") }
+                    parallel = value
+                } else if word.hasPrefix("-") {
+                    throw ValidationError("Unknown option '\(word)' (options go before CMD, or --parallel N before --).")
+                } else {
+                    commands.append(word)
+                }
+            }
+            let program = Array(rest[rest.index(after: terminator)...])
+            guard !program.isEmpty else { throw ValidationError("Missing PROGRAM after --.") }
+            guard parallel >= 1 else { throw ValidationError("--parallel must be at least 1.") }
+            return (commands, program, parallel)
+        }
+    }
 
     func validate() throws {
-        guard !commands.isEmpty else { throw ValidationError("Missing CMD.") }
-        guard !program.isEmpty else { throw ValidationError("Missing PROGRAM: give it after --, e.g. -- ./handler.sh") }
-        guard parallel >= 1 else { throw ValidationError("--parallel must be at least 1.") }
+        _ = try line
     }
 
     func run() async throws {
         signal(SIGINT) { _ in _exit(0) }
         signal(SIGTERM) { _ in _exit(0) }
+        let (commands, program, parallel) = try line
         let handler = HandlerProgram(commandLine: program)
         var connected = false
         var delay: Duration = .milliseconds(50)
