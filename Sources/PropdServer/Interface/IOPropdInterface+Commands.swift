@@ -18,8 +18,12 @@ extension IOPropdInterface {
             return responder.fail(error)
         }
         // In the connection's order: a read sent after an Execute sees its end.
-        order.run(.write, on: connection.id) { [service] done, _ in
-            service.execute(keys, argument: argument, timeout: timeout) { result in
+        let eventLoop = connection.eventLoop
+        order.run(.write, on: connection.id) { [service, tickCommit] done, alone in
+            // Committed at the end of the loop's tick when it can be, as a lone Set is.
+            let tick = eventLoop.inEventLoop && alone ? tickCommit : nil
+            defer { tick?.schedule(on: eventLoop) }
+            service.execute(keys, argument: argument, timeout: timeout, deferred: tick != nil) { result in
                 switch result {
                 case .success(let execution):
                     var reply: [String: JSONValue] = ["revision": .integer(execution.revision.rawValue)]
@@ -70,9 +74,12 @@ extension IOPropdInterface {
         }
         let peer = connection.peer
         let access = self.access
-        order.run(.write, on: connection.id) { [service] done, _ in
+        let eventLoop = connection.eventLoop
+        order.run(.write, on: connection.id) { [service, tickCommit] done, alone in
+            let tick = eventLoop.inEventLoop && alone ? tickCommit : nil
+            defer { tick?.schedule(on: eventLoop) }
             service.complete(
-                id, result: result, error: error,
+                id, result: result, error: error, deferred: tick != nil,
                 authorize: { command throws(ServiceError) in
                     guard access.allows(.write, command, peer) else { throw .permissionDenied(command.rawValue) }
                 }

@@ -52,13 +52,19 @@ extension PropertyService {
     ///     print(result)   // .success(ExecutionResult(result: true, revision: 42))
     /// }
     /// ```
+    ///
+    /// - Parameter deferred: queue the start without waking the writer (see
+    ///   ``submit(_:deferred:completion:)``); the caller then calls ``commitPending()``.
     public func execute(
         _ keys: CommandKeys, argument: JSONValue?, timeout: Duration = PropertyService.defaultCommandTimeout,
-        completion: @escaping @Sendable (Result<ExecutionResult, CommandError>) -> Void
+        deferred: Bool = false, completion: @escaping @Sendable (Result<ExecutionResult, CommandError>) -> Void
     ) {
+        if commands.isRegistered(keys.command) {
+            return start(keys, argument: argument, timeout: timeout, deferred: deferred, completion: completion)
+        }
         registerCommands([keys]) { [self] registered in
             if case .failure(let error) = registered { return completion(.failure(error)) }
-            start(keys, argument: argument, timeout: timeout, completion: completion)
+            start(keys, argument: argument, timeout: timeout, deferred: false, completion: completion)
         }
     }
 
@@ -106,8 +112,9 @@ extension PropertyService {
     ///
     /// - Parameter authorize: sees the execution's command before anything
     ///   happens, and may refuse (write access to `CMD`).
+    /// - Parameter deferred: as for ``execute(_:argument:timeout:deferred:completion:)``.
     public func complete(
-        _ id: String, result: JSONValue?, error: String?,
+        _ id: String, result: JSONValue?, error: String?, deferred: Bool = false,
         authorize: (Key) throws(ServiceError) -> Void,
         completion: @escaping @Sendable (Result<Revision, CommandError>) -> Void
     ) {
@@ -118,7 +125,9 @@ extension PropertyService {
             return completion(.failure(.service(error)))
         }
         let ending: ExecutionEnding = error.map { .failed($0) } ?? .completed(result)
-        if !finish(id, ending, answered: completion) { completion(.failure(.noSuchInvocation(id: id))) }
+        if !finish(id, ending, deferred: deferred, answered: completion) {
+            completion(.failure(.noSuchInvocation(id: id)))
+        }
     }
 
     // MARK: Steps
@@ -165,7 +174,7 @@ extension PropertyService {
     }
 
     private func start(
-        _ keys: CommandKeys, argument: JSONValue?, timeout: Duration,
+        _ keys: CommandKeys, argument: JSONValue?, timeout: Duration, deferred: Bool,
         completion: @escaping @Sendable (Result<ExecutionResult, CommandError>) -> Void
     ) {
         let invocation = Invocation(id: CommandRegistry.newID(), command: keys.command, argument: argument)
@@ -184,7 +193,7 @@ extension PropertyService {
                 try transaction.set(keys.executing, .bool(true))
                 try transaction.set(keys.error, .null)
                 try Self.propagate(&transaction, &state)
-            }, validatesFirst: true
+            }, validatesFirst: true, deferred: deferred
         ) { [weak self] result in
             switch result {
             case .success: self?.dispatch(invocation.id)
@@ -223,7 +232,7 @@ extension PropertyService {
     /// (unknown, or ending already).
     @discardableResult
     func finish(
-        _ id: String, _ ending: ExecutionEnding,
+        _ id: String, _ ending: ExecutionEnding, deferred: Bool = false,
         answered: (@Sendable (Result<Revision, CommandError>) -> Void)? = nil
     ) -> Bool {
         guard let execution = commands.claim(id) else { return false }
@@ -235,7 +244,7 @@ extension PropertyService {
                 try transaction.set(keys.executing, .bool(false))
                 try transaction.set(keys.error, error.map { .string($0) } ?? .null)
                 try Self.propagate(&transaction, &state)
-            }, validatesFirst: true
+            }, validatesFirst: true, deferred: deferred
         ) { result in
             registry.remove(id)
             switch result {

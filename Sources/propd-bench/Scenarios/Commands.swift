@@ -19,7 +19,13 @@ struct CommandBench {
                 try await client.serve(commands, parallel: parallel) { invocation in invocation.argument }
             }
         }
-        // Ready once every command answers (a handler registers as its Serve is read).
+        try waitUntilServed(commands)
+        return handlers
+    }
+
+    /// Returns once an Execute of each command succeeds (a handler registers
+    /// as its Serve is read, after it connected).
+    func waitUntilServed(_ commands: [String]) throws(BenchError) {
         let probe = try RawConnection(path: socket)
         for command in commands {
             var attempts = 0
@@ -32,7 +38,6 @@ struct CommandBench {
                 usleep(1000)  // the handlers are connecting; a benchmark's start-up, not a measurement
             }
         }
-        return handlers
     }
 
     /// Execute round trips of one command on one connection.
@@ -51,39 +56,11 @@ struct CommandBench {
 
     /// Executions per second with one connection per command, each executing
     /// its own command one call at a time (a command runs once at a time).
-    func throughput(_ commands: [String], seconds: Double, warmupSeconds: Double = 0.5) throws(BenchError) -> Double {
-        var links: [RawConnection] = []
-        for _ in commands { links.append(try RawConnection(path: socket, nonBlocking: true)) }
-        var next = [Int](repeating: 0, count: commands.count)
-        var poller = Poller(links)
-        for index in links.indices { try links[index].send(Calls.execute(commands[index], 0)) }
-        let start = now()
-        let warmupEnd = start + UInt64(warmupSeconds * 1e9)
-        let end = warmupEnd + UInt64(seconds * 1e9)
-        var counted = 0
-        var errors = 0
-        var measuring = false
-        var measureStart = warmupEnd
-        while true {
-            let time = now()
-            if !measuring, time >= warmupEnd {
-                measuring = true
-                measureStart = time
-                counted = 0
-            }
-            if time >= end { break }
-            try poller.wait(timeout: 100) { (index: Int) throws(BenchError) in
-                let replies = try links[index].receive { frame in if frame.isError { errors += 1 } }
-                if replies > 0 {
-                    counted += replies
-                    next[index] += 1
-                    try links[index].send(Calls.execute(commands[index], next[index]))
-                }
-            }
-        }
-        let elapsed = Double(now() - measureStart) / 1e9
-        if errors > 0 { throw BenchError("\(errors) Executes failed") }
-        return Double(counted) / elapsed
+    func throughput(_ commands: [String], seconds: Double) throws(BenchError) -> Double {
+        try Throughput(
+            socket: socket, connections: commands.count, depth: 1, seconds: seconds,
+            call: { connection, number in Calls.execute(commands[connection], number) }
+        ).run().setsPerSecond
     }
 }
 
@@ -110,14 +87,21 @@ extension Scenarios {
         let commands = (0..<clients).map { "bench.cmd.c\($0)" }
         let running = try bench.startHandlers(handlers, commands: ["bench.cmd.seq"] + commands, parallel: 4)
         defer { for handler in running { handler.cancel() } }
+        let raw = try RawCommandHandler(socket: socket, commands: ["bench.cmd.raw"])
+        defer { raw.stop() }
+        try bench.waitUntilServed(["bench.cmd.raw"])
         let sequential = Sequential(socket: socket, calls: calls)
         var figures = try runner.measure("execute") { () throws(BenchError) in
             let set = try sequential.run(.set)
             let execute = try bench.roundTrips("bench.cmd.seq", calls: calls)
+            let bare = try bench.roundTrips("bench.cmd.raw", calls: calls)
             let ratio = execute.microseconds(atPercentile: 50) / set.microseconds(atPercentile: 50)
+            let bareRatio = bare.microseconds(atPercentile: 50) / set.microseconds(atPercentile: 50)
             return set.measurements("sequential Set", percentiles: [50])
-                + execute.measurements("Execute via a Swift handler")
+                + execute.measurements("Execute via PropdClient.serve")
                 + [Measurement("  Execute p50 / Set p50", ratio, "×", target: .atMost(3))]
+                + bare.measurements("Execute via a raw Swift handler")
+                + [Measurement("  raw Execute p50 / Set p50", bareRatio, "×", target: .atMost(3))]
         }
         figures += try runner.measure("executions") { () throws(BenchError) in
             let rate = try bench.throughput(commands, seconds: seconds)
