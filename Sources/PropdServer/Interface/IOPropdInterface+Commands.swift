@@ -1,3 +1,4 @@
+import NIOCore
 import PropdCore
 import PropdService
 import PropdVarlink
@@ -23,7 +24,9 @@ extension IOPropdInterface {
             // Committed at the end of the loop's tick when it can be, as a lone Set is.
             let tick = eventLoop.inEventLoop && alone ? tickCommit : nil
             defer { tick?.schedule(on: eventLoop) }
-            service.execute(keys, argument: argument, timeout: timeout, deferred: tick != nil) { result in
+            service.execute(
+                keys, argument: argument, timeout: timeout, timer: Self.timer(on: eventLoop), deferred: tick != nil
+            ) { result in
                 switch result {
                 case .success(let execution):
                     var reply: [String: JSONValue] = ["revision": .integer(execution.revision.rawValue)]
@@ -90,6 +93,20 @@ extension IOPropdInterface {
                 }
                 done()
             }
+        }
+    }
+}
+
+extension IOPropdInterface {
+    /// An execution's timeout on the executor's event loop: arming and
+    /// disarming it there wakes no other thread.
+    static func timer(on eventLoop: any EventLoop) -> CommandTimer {
+        { delay, fire in
+            let (seconds, attoseconds) = delay.components
+            let scheduled = eventLoop.scheduleTask(in: .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)) {
+                fire()
+            }
+            return { scheduled.cancel() }
         }
     }
 }

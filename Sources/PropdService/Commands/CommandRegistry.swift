@@ -1,6 +1,12 @@
 import PropdCore
 import Synchronization
 
+/// Arms the timeout of one execution: calls `fire` after `delay` unless the
+/// returned closure disarms it first. The daemon schedules it on the
+/// executor's event loop (no thread of its own is woken to start or cancel
+/// it); ``PropertyService/taskTimer`` uses a task.
+public typealias CommandTimer = @Sendable (_ delay: Duration, _ fire: @escaping @Sendable () -> Void) -> (@Sendable () -> Void)
+
 /// Identifies one handler: one `Serve` call, for as long as it streams.
 public struct CommandHandlerID: Sendable, Hashable {
     let rawValue: UInt64
@@ -19,12 +25,14 @@ final class CommandRegistry: Sendable {
         let keys: CommandKeys
         let handler: CommandHandlerID
         let timeout: Duration
+        let timer: CommandTimer
         /// Answers the `Execute` call, exactly once.
         let answer: @Sendable (Result<ExecutionResult, CommandError>) -> Void
         var phase: Phase = .starting
         /// The handler left before the start committed.
         var handlerLeft = false
-        var timer: Task<Void, Never>?
+        /// Disarms the armed timeout.
+        var disarm: (@Sendable () -> Void)?
     }
 
     enum Phase: Sendable {
@@ -38,7 +46,7 @@ final class CommandRegistry: Sendable {
 
     /// What to do once an execution's start is committed.
     enum Dispatch: Sendable {
-        case deliver(Invocation, to: @Sendable (Invocation) -> Void, timeout: Duration)
+        case deliver(Invocation, to: @Sendable (Invocation) -> Void, timeout: Duration, timer: CommandTimer)
         case handlerLeft
     }
 
@@ -118,7 +126,7 @@ final class CommandRegistry: Sendable {
     /// the fewest open executions, taking turns among equals. False when
     /// nobody serves the command.
     func assign(
-        _ invocation: Invocation, keys: CommandKeys, timeout: Duration,
+        _ invocation: Invocation, keys: CommandKeys, timeout: Duration, timer: @escaping CommandTimer,
         answer: @escaping @Sendable (Result<ExecutionResult, CommandError>) -> Void
     ) -> Bool {
         state.withLock { state in
@@ -137,7 +145,7 @@ final class CommandRegistry: Sendable {
             state.turn[invocation.command] = start + 1
             state.handlers[chosen]?.open += 1
             state.executions[invocation.id] = Execution(
-                invocation: invocation, keys: keys, handler: chosen, timeout: timeout, answer: answer)
+                invocation: invocation, keys: keys, handler: chosen, timeout: timeout, timer: timer, answer: answer)
             return true
         }
     }
@@ -149,18 +157,18 @@ final class CommandRegistry: Sendable {
             execution.phase = .running
             state.executions[id] = execution
             guard !execution.handlerLeft, let handler = state.handlers[execution.handler] else { return .handlerLeft }
-            return .deliver(execution.invocation, to: handler.deliver, timeout: execution.timeout)
+            return .deliver(execution.invocation, to: handler.deliver, timeout: execution.timeout, timer: execution.timer)
         }
     }
 
-    /// Keeps the timer of a running execution (cancelled at once if it ended meanwhile).
-    func setTimer(_ id: String, _ timer: Task<Void, Never>) {
+    /// Keeps how to disarm a running execution's timeout (disarmed at once if it ended meanwhile).
+    func setDisarm(_ id: String, _ disarm: @escaping @Sendable () -> Void) {
         let stale = state.withLock { state -> Bool in
             guard state.executions[id]?.phase == .running else { return true }
-            state.executions[id]?.timer = timer
+            state.executions[id]?.disarm = disarm
             return false
         }
-        if stale { timer.cancel() }
+        if stale { disarm() }
     }
 
     /// The command of an open execution, for the access check of `Complete`.
@@ -177,7 +185,7 @@ final class CommandRegistry: Sendable {
             state.executions[id] = execution
             return execution
         }
-        claimed?.timer?.cancel()
+        claimed?.disarm?()
         return claimed
     }
 
@@ -189,10 +197,10 @@ final class CommandRegistry: Sendable {
         }
     }
 
-    /// Stops every timer (the service is shutting down).
+    /// Disarms every timeout (the service is shutting down).
     func cancelTimers() {
-        let timers = state.withLock { $0.executions.values.compactMap(\.timer) }
-        for timer in timers { timer.cancel() }
+        let disarms = state.withLock { $0.executions.values.compactMap(\.disarm) }
+        for disarm in disarms { disarm() }
     }
 
     /// A new execution id: 128 random bits in hex, so that only the handler

@@ -38,6 +38,19 @@ extension PropertyService {
     /// The contract's default timeout of an execution: 30 s.
     public static let defaultCommandTimeout: Duration = .milliseconds(30_000)
 
+    /// A timeout as a task that sleeps (for callers without an event loop).
+    public static let taskTimer: CommandTimer = { delay, fire in
+        let task = Task {
+            do {
+                try await Task.sleep(for: delay)
+            } catch {
+                return
+            }
+            fire()
+        }
+        return { task.cancel() }
+    }
+
     /// `Execute`: starts an execution of `keys.command` on one of its handlers
     /// and calls `completion` with its end.
     ///
@@ -53,18 +66,20 @@ extension PropertyService {
     /// }
     /// ```
     ///
+    /// - Parameter timer: arms the timeout (``taskTimer`` unless the caller has a better clock).
     /// - Parameter deferred: queue the start without waking the writer (see
     ///   ``submit(_:deferred:completion:)``); the caller then calls ``commitPending()``.
     public func execute(
         _ keys: CommandKeys, argument: JSONValue?, timeout: Duration = PropertyService.defaultCommandTimeout,
-        deferred: Bool = false, completion: @escaping @Sendable (Result<ExecutionResult, CommandError>) -> Void
+        timer: @escaping CommandTimer = PropertyService.taskTimer, deferred: Bool = false,
+        completion: @escaping @Sendable (Result<ExecutionResult, CommandError>) -> Void
     ) {
         if commands.isRegistered(keys.command) {
-            return start(keys, argument: argument, timeout: timeout, deferred: deferred, completion: completion)
+            return start(keys, argument: argument, timeout: timeout, timer: timer, deferred: deferred, completion: completion)
         }
         registerCommands([keys]) { [self] registered in
             if case .failure(let error) = registered { return completion(.failure(error)) }
-            start(keys, argument: argument, timeout: timeout, deferred: false, completion: completion)
+            start(keys, argument: argument, timeout: timeout, timer: timer, deferred: false, completion: completion)
         }
     }
 
@@ -112,7 +127,7 @@ extension PropertyService {
     ///
     /// - Parameter authorize: sees the execution's command before anything
     ///   happens, and may refuse (write access to `CMD`).
-    /// - Parameter deferred: as for ``execute(_:argument:timeout:deferred:completion:)``.
+    /// - Parameter deferred: as for ``execute(_:argument:timeout:timer:deferred:completion:)``.
     public func complete(
         _ id: String, result: JSONValue?, error: String?, deferred: Bool = false,
         authorize: (Key) throws(ServiceError) -> Void,
@@ -174,7 +189,7 @@ extension PropertyService {
     }
 
     private func start(
-        _ keys: CommandKeys, argument: JSONValue?, timeout: Duration, deferred: Bool,
+        _ keys: CommandKeys, argument: JSONValue?, timeout: Duration, timer: @escaping CommandTimer, deferred: Bool,
         completion: @escaping @Sendable (Result<ExecutionResult, CommandError>) -> Void
     ) {
         let invocation = Invocation(id: CommandRegistry.newID(), command: keys.command, argument: argument)
@@ -187,7 +202,7 @@ extension PropertyService {
                 if try transaction.property(keys.executing)?.value == .bool(true) {
                     throw CommandError.busy(command: keys.command)
                 }
-                guard registry.assign(invocation, keys: keys, timeout: timeout, answer: completion) else {
+                guard registry.assign(invocation, keys: keys, timeout: timeout, timer: timer, answer: completion) else {
                     throw CommandError.noHandler(command: keys.command)
                 }
                 try transaction.set(keys.executing, .bool(true))
@@ -207,18 +222,11 @@ extension PropertyService {
     /// Hands a started execution to its handler and arms its timeout.
     private func dispatch(_ id: String) {
         switch commands.started(id) {
-        case .deliver(let invocation, let deliver, let timeout):
-            // One task per execution; its end cancels it. Not persisted: a
+        case .deliver(let invocation, let deliver, let timeout, let timer):
+            // One timer per execution; its end disarms it. Not persisted: a
             // restart ends every execution anyway.
-            let timer = Task { [weak self] in
-                do {
-                    try await Task.sleep(for: timeout)
-                } catch {
-                    return
-                }
-                self?.finish(id, .timedOut(timeout))
-            }
-            commands.setTimer(id, timer)
+            let disarm = timer(timeout) { [weak self] in self?.finish(id, .timedOut(timeout)) }
+            commands.setDisarm(id, disarm)
             deliver(invocation)
         case .handlerLeft:
             finish(id, .handlerLeft)
