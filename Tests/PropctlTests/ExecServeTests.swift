@@ -8,7 +8,11 @@ import Testing
 /// `propctl exec` and `propctl serve` against a real daemon: a shell
 /// script as the handler, one invocation at a time unless --parallel, and
 /// a serve process killed mid-execution.
-@Suite struct ExecServeTests {
+///
+/// Serialized: each test blocks its thread while it waits for processes, and
+/// several at once would hold every thread of the cooperative pool (two on
+/// this machine), starving the other suites' tasks.
+@Suite(.serialized) struct ExecServeTests {
     let daemon: PropdProcess
     let scripts: TemporaryFile
 
@@ -94,9 +98,9 @@ import Testing
         let a = Background(["exec", "job.a", "gate-a"], daemon)
         let b = Background(["exec", "job.b", "gate-b"], daemon)
         try waitUntilExecuting(["job.a", "job.b"])
-        // Both were handed to the one serve process; it runs them in turn.
-        try release("gate-a")
-        try release("gate-b")
+        // Both were handed to the one serve process; it runs them in turn,
+        // in the order the daemon started them (either).
+        try release(["gate-a", "gate-b"])
         #expect(try a.wait().stdout == "released\n")
         #expect(try b.wait().stdout == "released\n")
         let log = try String(contentsOfFile: scripts.directory + "/log", encoding: .utf8).split(separator: "\n")
@@ -109,9 +113,9 @@ import Testing
         let a = Background(["exec", "job.a", "gate-a"], daemon)
         let b = Background(["exec", "job.b", "gate-b"], daemon)
         // b's program is released while a's still waits: they ran at once.
-        try release("gate-b")
+        try release(["gate-b"])
         #expect(try b.wait().stdout == "released\n")
-        try release("gate-a")
+        try release(["gate-a"])
         #expect(try a.wait().stdout == "released\n")
         #expect(try serve.stop(with: SIGTERM) == 0)
     }
@@ -144,17 +148,20 @@ import Testing
         }
     }
 
-    /// Opens the gate's FIFO for writing, which waits until the program
-    /// reads it, then closes it: the program's `read` returns.
-    func release(_ gate: String) throws {
-        let path = scripts.directory + "/" + gate
+    /// Opens each gate's FIFO for writing, which waits until its program
+    /// reads it, then closes it: the program's `read` returns. The gates are
+    /// opened at once, so their programs may come in any order.
+    func release(_ gates: [String]) throws {
         let opened = DispatchSemaphore(value: 0)
-        DispatchQueue.global().async {
-            let fd = open(path, O_WRONLY)
-            if fd >= 0 { close(fd) }
-            opened.signal()
+        for gate in gates {
+            let path = scripts.directory + "/" + gate
+            DispatchQueue.global().async {
+                let fd = open(path, O_WRONLY)
+                if fd >= 0 { close(fd) }
+                opened.signal()
+            }
         }
-        if opened.wait(timeout: .now() + 30) == .timedOut {
+        for gate in gates where opened.wait(timeout: .now() + 30) == .timedOut {
             throw ProcessTimeout(command: "the program reading \(gate)")
         }
     }
