@@ -22,6 +22,8 @@ public final class PropertyService: Sendable {
     public let hub: SubscriptionHub
     let engine: EngineLock
     let timers = TimerWakeup()
+    /// Command handlers and executions in flight (CONTRACT 6.2).
+    let commands = CommandRegistry()
     let logger: Logger
     let startedAt = ContinuousClock.now
 
@@ -42,7 +44,9 @@ public final class PropertyService: Sendable {
         self.store = store
         self.hub = hub
         self.logger = logger
-        let state = EngineState(clock: makeClock(), limits: bindingLimits)
+        var state = EngineState(clock: makeClock(), limits: bindingLimits)
+        let commandNames = try Self.storedCommands(store)
+        state.commands = CommandNames(commandNames)
         let restored: [RestoredBinding]
         do {
             restored = try store.allBindings()
@@ -66,12 +70,14 @@ public final class PropertyService: Sendable {
         store.retainHistory { [weak hub] in hub?.historyFloor() }
         timers.service = WeakService(self)
         timers.arm(deadline, clock: SystemBindingClock())
+        endInterruptedExecutions(of: commandNames)
     }
 
     /// Stops the timers and ends every subscription. Writes already queued
     /// still commit; the store stays open for the caller to close.
     public func shutdown() {
         timers.cancel()
+        commands.cancelTimers()
         hub.close()
     }
 

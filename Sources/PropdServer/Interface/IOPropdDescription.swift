@@ -97,6 +97,28 @@ method Stats() -> (
   databaseBytes: int
 )
 
+# Commands (RACCommand): a command's name is a key CMD. propd keeps
+# CMD.executing (true while an execution runs) and CMD.error (the last
+# execution's error, null after a success); CMD.enabled, when it exists and is
+# not true, refuses Execute.
+
+# One execution of a command, handed to exactly one handler.
+type Invocation (id: string, command: string, argument: ?object)
+
+# Runs the command on one of its handlers and waits for the result. Starting
+# sets CMD.executing = true and CMD.error = null in one revision; finishing
+# sets CMD.executing = false and CMD.error in one revision, returned here.
+# timeout in milliseconds, default 30000.
+method Execute(command: string, argument: ?object, timeout: ?int) -> (result: ?object, revision: int)
+
+# Registers the connection as a handler of the commands and streams one
+# Invocation per execution given to it. Requires more.
+method Serve(commands: []string) -> (invocation: Invocation)
+
+# Answers invocation id with its result, or with error when given. Sent on
+# any connection but the one streaming Serve (that one is the stream's).
+method Complete(id: string, result: ?object, error: ?string) -> ()
+
 error NoSuchKey (key: string)
 error InvalidKey (key: string, reason: string)
 error InvalidPattern (pattern: string, reason: string)
@@ -108,6 +130,12 @@ error RevisionCompacted (since: int, oldest: int)
 error SlowConsumer (revision: int)
 error PermissionDenied (key: string)
 error LimitExceeded (limit: string, maximum: int)
+error CommandDisabled (command: string)
+error CommandBusy (command: string)
+error NoHandler (command: string)
+error CommandFailed (command: string, message: string)
+error CommandTimeout (command: string)
+error NoSuchInvocation (id: string)
 
 # Not in the contract's list: the database could not be written (disk full,
 # I/O error). Nothing of the call was stored; it may be retried.

@@ -85,6 +85,10 @@ public struct IOPropdInterface: Sendable {
                     afterWrites(connection, responder) { () throws(VarlinkCallError) in try stats() }
                 },
                 .responding("Reload") { _, connection, responder in reload(connection, responder) },
+                // Commands (CONTRACT 6.2): IOPropdInterface+Commands.swift.
+                .responding("Execute") { call, connection, responder in execute(call, connection, responder) },
+                .streaming("Serve") { call, connection, stream in serve(call, connection, stream) },
+                .responding("Complete") { call, connection, responder in complete(call, connection, responder) },
             ])
     }
 

@@ -24,6 +24,8 @@ struct EngineState {
     }
     /// The largest recomputation count already logged.
     var reportedRecomputations = 0
+    /// The commands whose `CMD.executing` and `CMD.error` propd keeps.
+    var commands = CommandNames()
 
     init(clock: any BindingClock, limits: BindingLimits = .defaults) {
         self.clock = clock
@@ -45,6 +47,7 @@ struct EngineState {
         engine.limits = limits
         engine.restore(try transaction.allBindings())
         engine.restoreExpiries(try transaction.expiringKeys())
+        commands = CommandNames(try transaction.commandNames())
         lastChanged = .none
     }
 }

@@ -146,7 +146,7 @@ extension PropertyService {
 
     static func setBody(_ values: [Key: JSONValue], expect: [Key: Revision], ttl: Int64?) -> Body<Void> {
         { transaction, state in
-            for key in values.keys where state.engine.isDerived(key) { throw ServiceError.keyIsDerived(key.rawValue) }
+            for key in values.keys where state.isDerived(key) { throw ServiceError.keyIsDerived(key.rawValue) }
             guard let ttl else {
                 try WriteRequest(set: values, expect: expect).apply(to: &transaction)
                 // Without ttl a key is permanent again.
@@ -176,14 +176,14 @@ extension PropertyService {
                 var all = Set(named)
                 for pattern in patterns {
                     for key in try transaction.keys(matching: pattern)
-                    where !state.engine.isDerived(key) && all.insert(key).inserted {
+                    where !state.isDerived(key) && all.insert(key).inserted {
                         guard writable(key) else { throw ServiceError.permissionDenied(key.rawValue) }
                         keys.append(key)
                     }
                 }
                 guard !keys.isEmpty else { throw NothingToDelete(current: Revision(transaction.revision.rawValue - 1)) }
             }
-            for key in keys where state.engine.isDerived(key) { throw ServiceError.keyIsDerived(key.rawValue) }
+            for key in keys where state.isDerived(key) { throw ServiceError.keyIsDerived(key.rawValue) }
             // Every key must exist before the first is deleted: the body runs
             // without a savepoint, so it may not fail half-way.
             for key in keys where try transaction.revision(of: key) == .none {
@@ -237,6 +237,7 @@ extension PropertyService {
         _ key: Key, expression: String, restoring saved: JSONValue? = nil,
         in transaction: inout WriteTransaction, _ state: inout EngineState
     ) throws -> [Key] {
+        if state.commands.keeps(key) { throw ServiceError.keyIsDerived(key.rawValue) }
         let declaration: Declaration
         do {
             if let saved {
@@ -266,6 +267,7 @@ extension PropertyService {
     }
 
     static func undeclare(_ key: Key, in transaction: inout WriteTransaction, _ state: inout EngineState) throws {
+        if state.commands.keeps(key) { throw ServiceError.keyIsDerived(key.rawValue) }
         guard state.engine.isDerived(key) else { throw ServiceError.noSuchKey(key.rawValue) }
         state.changed(at: transaction.revision)
         state.engine.remove(key: key)
