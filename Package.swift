@@ -151,7 +151,7 @@ let package = Package(
         .testTarget(
             name: "PropdStoreTests",
             dependencies: [
-                "PropdStore", "PropdCore",
+                "PropdStore", "PropdCore", "PropdTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],

@@ -67,13 +67,15 @@ import Glibc
         try check(venv: venv)
         #expect(try systemPythonHasVarlink() == before, "the system python was changed")
 
-        // install-deps --test: the same, for the repository's .build/venv, and
-        // nothing from apt is missing here (no apt-get run).
+        // install-deps --test: the same (into a fresh directory: the
+        // repository's .build/venv may already exist, made by whichever python3
+        // ran the suite), and nothing from apt is missing here (no apt-get run).
+        environment["PROPD_VENV"] = dir.file("deps-venv")
         let deps = try await run(Self.repository + "/scripts/install-deps", ["--test"], environment: environment)
         #expect(deps.status == 0, "\(deps.output)")
         #expect(!deps.output.contains("apt-get"), "\(deps.output)")
         #expect(!deps.output.contains("externally-managed"), "\(deps.output)")
-        try check(venv: Self.repository + "/.build/venv")
+        try check(venv: dir.file("deps-venv"))
     }
 
     @Test(.enabled(if: enabled && TestUser.canSwitch, "needs Debian's python3, root, setpriv and useradd"))

@@ -124,7 +124,7 @@ import Testing
         let serve = try serve(["job.a"])
         let a = Background(["exec", "job.a", "gate-a"], daemon)
         try waitUntilExecuting(["job.a"])
-        #expect(try serve.stop(with: SIGKILL) == SIGKILL)
+        #expect(try serve.stop(with: SIGKILL) == 128 + SIGKILL)
         let result = try a.wait()
         #expect(result.status == 1, "\(result)")
         #expect(result.stderr.contains("io.propd.NoHandler"), "\(result)")

@@ -80,10 +80,10 @@ func runCapturing(_ executable: String, _ arguments: [String], environment: [Str
         stderr.withLock { $0 = data }
     }
     let stdout = out.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
+    let status = ChildExit.wait(process)
     group.wait()
     return (
-        process.terminationStatus, String(decoding: stdout, as: UTF8.self),
+        status, String(decoding: stdout, as: UTF8.self),
         String(decoding: stderr.withLock { $0 }, as: UTF8.self)
     )
 }

@@ -1,4 +1,5 @@
 import Foundation
+import PropdTestSupport
 import GRDB
 import PropdCore
 import PropdStore
@@ -74,9 +75,8 @@ import Testing
                 killed = true
             }
         }
-        process.waitUntilExit()
-        #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGKILL,
-                "the child ended otherwise than by our SIGKILL: \(process.terminationReason) \(process.terminationStatus)")
+        let status = ChildExit.wait(process)
+        #expect(status == 128 + SIGKILL, "the child ended otherwise than by our SIGKILL: status \(status)")
         return acknowledged
     }
 

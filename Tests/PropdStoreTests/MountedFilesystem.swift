@@ -1,4 +1,5 @@
 import Foundation
+import PropdTestSupport
 
 /// A small tmpfs mounted for one test, so that "disk full" and "read-only"
 /// are real. Needs root (the test sandbox runs as root); `nil` otherwise.
@@ -41,7 +42,6 @@ final class MountedFilesystem: Sendable {
         } catch {
             return false
         }
-        process.waitUntilExit()
-        return process.terminationStatus == 0
+        return ChildExit.wait(process) == 0
     }
 }

@@ -94,10 +94,10 @@ import Testing
         let invocation = try await handler.nextInvocation()
         #expect(invocation.argument == "ping")
         #expect(socket.call("io.propd.Complete", ["id": .string(invocation.id), "result": "pong"]))
-        let executed = try #require(try socket.receive())
+        let executed = try #require(try await socket.receive())
         #expect(executed["parameters"]?["result"] == "pong")
         #expect(executed["parameters"]?["revision"] != nil)
-        let completed = try #require(try socket.receive())
+        let completed = try #require(try await socket.receive())
         #expect(completed["error"] == nil)
         #expect(completed["parameters"] == [:])
     }
@@ -118,10 +118,10 @@ import Testing
         let id = try await raw.nextInvocation().id
         let answering = try RawSocket(path: daemon.socketPath)
         #expect(answering.call("io.propd.Complete", ["id": .string(id), "result": .string(String(repeating: "x", count: 5000))]))
-        let refused = try #require(try answering.receive())
+        let refused = try #require(try await answering.receive())
         #expect(refused["error"] == "io.propd.LimitExceeded")
         #expect(refused["parameters"]?["limit"] == "max-message-bytes")
-        #expect(try answering.waitForClose())
+        #expect(try await answering.waitForClose())
         #expect(try await reader.value("big.raw.executing") == true)
         #expect(try await complete(daemon, id, error: "result too large")["error"] == nil)
         await #expect(throws: PropdClientError.commandFailed(command: "big.raw", message: "result too large")) {

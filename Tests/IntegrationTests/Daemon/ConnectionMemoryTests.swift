@@ -38,7 +38,7 @@ import Glibc
         let (daemon, paths) = try await start(dir)
         let socket = try RawSocket(path: paths.socket)
         #expect(socket.call("io.propd.Set", ["values": ["big": .string(String(repeating: "m", count: 1 << 20))]]))
-        #expect(try socket.receive()?["error"] == nil)
+        #expect(try await socket.receive()?["error"] == nil)
         let idle = Self.residentBytes(daemon.pid)
 
         // 500 Gets in one write (about 20 KB), none of the replies read yet.
@@ -49,10 +49,9 @@ import Glibc
         var largest = 0
         var replies = 0
         var chunk = [UInt8](repeating: 0, count: 1 << 20)
-        var pollDescriptor = pollfd(fd: socket.fd, events: Int16(POLLIN), revents: 0)
         while replies < 500 {
             largest = max(largest, Self.residentBytes(daemon.pid))
-            guard poll(&pollDescriptor, 1, 120_000) > 0 else { break }
+            guard await RawSocket.waitReadable(socket.fd, milliseconds: 120_000) else { break }
             let n = recv(socket.fd, &chunk, chunk.count, 0)
             guard n > 0 else { break }
             replies += chunk.withUnsafeBytes { bytes in
@@ -82,12 +81,12 @@ import Glibc
         #expect(slow.send(#"{"method": "io.propd.Get", "parameters": {"keys": ["#))
         let bystander = try RawSocket(path: paths.socket)
         #expect(bystander.call("io.propd.Set", ["values": ["a": 1]]))
-        #expect(try bystander.receive()?["error"] == nil)
-        let explanation = try #require(try slow.receive(timeout: .seconds(60)))
+        #expect(try await bystander.receive()?["error"] == nil)
+        let explanation = try #require(try await slow.receive(timeout: .seconds(60)))
         #expect(explanation["error"] == "org.varlink.service.InvalidParameter")
-        #expect(try slow.waitForClose(timeout: .seconds(60)))
+        #expect(try await slow.waitForClose(timeout: .seconds(60)))
         #expect(bystander.call("io.propd.Get", ["keys": ["a"]]))
-        #expect(try bystander.receive()?["error"] == nil)
+        #expect(try await bystander.receive()?["error"] == nil)
         daemon.signal(SIGTERM)
         #expect(try await daemon.exit(timeout: .seconds(30)) == .exited(0))
     }
@@ -104,15 +103,15 @@ import Glibc
         // Both are held (800 KB); make sure the daemon has read them before the third.
         let probe = try RawSocket(path: paths.socket)
         #expect(probe.call("io.propd.Stats"))
-        #expect(try probe.receive()?["error"] == nil)
+        #expect(try await probe.receive()?["error"] == nil)
         let third = try RawSocket(path: paths.socket)
         third.send(chunk)
-        let refused = try #require(try third.receive(timeout: .seconds(60)))
+        let refused = try #require(try await third.receive(timeout: .seconds(60)))
         #expect(refused["error"] == "io.propd.LimitExceeded")
         #expect(refused["parameters"]?["limit"] == "max-partial-message-bytes")
         // The first completes its message and is answered.
         #expect(first.send(Array(#""}}}"#.utf8) + [0]))
-        #expect(try first.receive()?["error"] == nil)
+        #expect(try await first.receive()?["error"] == nil)
         daemon.signal(SIGTERM)
         #expect(try await daemon.exit(timeout: .seconds(30)) == .exited(0))
     }

@@ -18,7 +18,7 @@ import Glibc
         try await first.ready(inbox)
         let setup = try RawSocket(path: paths.socket)
         #expect(setup.call("io.propd.Set", ["values": ["good": 1, "bad": 2]]))
-        _ = try setup.receive()
+        _ = try await setup.receive()
         first.signal(SIGTERM)
         #expect(try await first.exit(timeout: .seconds(30)) == .exited(0))
 
@@ -38,18 +38,18 @@ import Glibc
         let socket = try RawSocket(path: paths.socket)
         for _ in 0..<2 {
             #expect(socket.call("io.propd.Get", ["keys": ["bad"]]))
-            let failed = try #require(try socket.receive())
+            let failed = try #require(try await socket.receive())
             #expect(failed["error"] == "io.propd.StorageFailure", "\(failed)")
             let message = "\(failed["parameters"]?["message"] ?? .null)"
             #expect(message.contains("bad"), "\(failed)")
             #expect(socket.call("io.propd.List", [:]))
-            #expect(try socket.receive()?["error"] == "io.propd.StorageFailure")
+            #expect(try await socket.receive()?["error"] == "io.propd.StorageFailure")
         }
         // A write reads the row too (its revision, for `expect`): refused, not a crash.
         #expect(socket.call("io.propd.Set", ["values": ["bad": 3], "expect": ["bad": 1]]))
-        #expect(try socket.receive()?["error"] != nil)
+        #expect(try await socket.receive()?["error"] != nil)
         #expect(socket.call("io.propd.Get", ["keys": ["good"]]))
-        #expect(try socket.receive()?["error"] == nil)
+        #expect(try await socket.receive()?["error"] == nil)
         daemon.signal(SIGTERM)
         #expect(try await daemon.exit(timeout: .seconds(30)) == .exited(0))
     }

@@ -23,14 +23,14 @@ import Glibc
         return daemon
     }
 
-    private func call(_ socket: RawSocket, _ method: String, _ parameters: JSONValue) throws -> [String: JSONValue] {
+    private func call(_ socket: RawSocket, _ method: String, _ parameters: JSONValue) async throws -> [String: JSONValue] {
         #expect(socket.call("io.propd." + method, parameters))
-        return try #require(try socket.receive(timeout: .seconds(120)))
+        return try #require(try await socket.receive(timeout: .seconds(120)))
     }
 
     /// The property `key` as Get returns it.
-    private func property(_ socket: RawSocket, _ key: String) throws -> JSONValue? {
-        guard case .array(let properties)? = try call(socket, "Get", ["keys": [.string(key)]])["parameters"]?["properties"]
+    private func property(_ socket: RawSocket, _ key: String) async throws -> JSONValue? {
+        guard case .array(let properties)? = try await call(socket, "Get", ["keys": [.string(key)]])["parameters"]?["properties"]
         else { return nil }
         return properties.first
     }
@@ -44,27 +44,27 @@ import Glibc
         let socket = try RawSocket(path: paths.socket)
 
         for i in 1...34 {
-            let bound = try call(socket, "Bind", ["key": .string("k\(i)"), "expression": .string("k\(i - 1).map { $0 + $0 }")])
+            let bound = try await call(socket, "Bind", ["key": .string("k\(i)"), "expression": .string("k\(i - 1).map { $0 + $0 }")])
             #expect(bound["error"] == nil, "\(bound)")
         }
-        let throttled = try call(socket, "Bind", ["key": "t", "expression": "k22.map { [$0, $0, $0] }.throttle(50ms)"])
+        let throttled = try await call(socket, "Bind", ["key": "t", "expression": "k22.map { [$0, $0, $0] }.throttle(50ms)"])
         #expect(throttled["error"] == nil)
-        let scanned = try call(socket, "Bind", ["key": "acc", "expression": #"x.scan("") { a, v in a + v }"#])
+        let scanned = try await call(socket, "Bind", ["key": "acc", "expression": #"x.scan("") { a, v in a + v }"#])
         #expect(scanned["error"] == nil)
 
-        #expect(try call(socket, "Set", ["values": ["k0": "x"]])["error"] == nil)
+        #expect(try await call(socket, "Set", ["values": ["k0": "x"]])["error"] == nil)
         // 2^23 characters (with quotes) pass the 8 MiB limit: k23 is refused, k24… never evaluated.
-        let k22 = try #require(try property(socket, "k22"))
+        let k22 = try #require(try await property(socket, "k22"))
         #expect(k22["error"] == nil)
-        let k23 = try #require(try property(socket, "k23"))
+        let k23 = try #require(try await property(socket, "k23"))
         #expect(k23["value"] == nil)
         #expect(k23["error"].map { "\($0)".contains("value too large") } == true, "\(k23["error"] ?? .null)")
-        let t = try #require(try property(socket, "t"))
+        let t = try #require(try await property(socket, "t"))
         #expect(t["error"].map { "\($0)".contains("value too large") } == true)
 
         let chunk = JSONValue.string(String(repeating: "y", count: 1024 * 1024))
-        for _ in 1...12 { #expect(try call(socket, "Set", ["values": ["x": chunk]])["error"] == nil) }
-        let acc = try #require(try property(socket, "acc"))
+        for _ in 1...12 { #expect(try await call(socket, "Set", ["values": ["x": chunk]])["error"] == nil) }
+        let acc = try #require(try await property(socket, "acc"))
         #expect(acc["error"].map { "\($0)".contains("value too large") } == true)
         if case .string(let kept)? = acc["value"] { #expect(kept.utf8.count <= 8 * 1024 * 1024) } else {
             Issue.record("acc kept no value")
@@ -75,10 +75,10 @@ import Glibc
         #expect(try await daemon.exit(timeout: .seconds(60)) == .exited(0))
         let again = try await start(paths, inbox, log: dir.file("2.log"))
         let second = try RawSocket(path: paths.socket)
-        let k23Again = try #require(try property(second, "k23"))
+        let k23Again = try #require(try await property(second, "k23"))
         #expect(k23Again["error"].map { "\($0)".contains("value too large") } == true)
-        #expect(try call(second, "Set", ["values": ["k0": "xy"]])["error"] == nil)
-        #expect(try property(second, "k1")?["value"] == "xyxy")
+        #expect(try await call(second, "Set", ["values": ["k0": "xy"]])["error"] == nil)
+        #expect(try await property(second, "k1")?["value"] == "xyxy")
         again.signal(SIGTERM)
         #expect(try await again.exit(timeout: .seconds(60)) == .exited(0))
     }
@@ -94,16 +94,16 @@ import Glibc
         try await daemon.ready(inbox)
         let socket = try RawSocket(path: paths.socket)
         for i in 0..<30 {
-            #expect(try call(socket, "Bind", ["key": .string("fan.\(i)"), "expression": .string("src.map { $0 + \(i) }")])["error"] == nil)
+            #expect(try await call(socket, "Bind", ["key": .string("fan.\(i)"), "expression": .string("src.map { $0 + \(i) }")])["error"] == nil)
         }
-        let refused = try call(socket, "Set", ["values": ["src": 1]])
+        let refused = try await call(socket, "Set", ["values": ["src": 1]])
         #expect(refused["error"] == "io.propd.LimitExceeded")
         #expect(refused["parameters"]?["limit"] == "max-derived-per-revision")
         #expect(refused["parameters"]?["maximum"] == 20)
-        let missing = try call(socket, "Get", ["keys": ["src"]])
+        let missing = try await call(socket, "Get", ["keys": ["src"]])
         #expect(missing["error"] == "io.propd.NoSuchKey")
         // The engine is consistent with the store: a small write still works.
-        #expect(try call(socket, "Set", ["values": ["other": 1]])["error"] == nil)
+        #expect(try await call(socket, "Set", ["values": ["other": 1]])["error"] == nil)
         daemon.signal(SIGTERM)
         #expect(try await daemon.exit(timeout: .seconds(30)) == .exited(0))
     }

@@ -42,7 +42,7 @@ import Glibc
         try await daemon.ready(inbox)
         let socket = try RawSocket(path: paths.socket)
         #expect(socket.call("io.propd.Set", ["values": ["after.cut": 1]]))
-        #expect(try socket.receive()?["parameters"]?["revision"] == 1)
+        #expect(try await socket.receive()?["parameters"]?["revision"] == 1)
         #expect(!exists(paths.database + "-journal"))
         daemon.signal(SIGTERM)
         #expect(try await daemon.exit(timeout: .seconds(30)) == .exited(0))

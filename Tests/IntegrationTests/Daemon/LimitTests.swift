@@ -29,14 +29,14 @@ import Glibc
 
         let raw = try RawSocket(path: paths.socket)
         #expect(raw.call("io.propd.Set", ["values": ["big.value": .string(String(repeating: "x", count: 5000))]]))
-        let tooLarge = try #require(try raw.receive())
+        let tooLarge = try #require(try await raw.receive())
         #expect(tooLarge["error"] == "io.propd.LimitExceeded")
         #expect(tooLarge["parameters"]?["limit"] == "max-message-bytes", "\(tooLarge)")
         #expect(tooLarge["parameters"]?["maximum"] == 4096)
 
         let subscriber = try RawSocket(path: paths.socket)
         #expect(subscriber.call("io.propd.Subscribe", ["patterns": ["a.*", "b.*", "c.*"]], more: true))
-        let tooManyPatterns = try #require(try subscriber.receive())
+        let tooManyPatterns = try #require(try await subscriber.receive())
         #expect(tooManyPatterns["error"] == "io.propd.LimitExceeded")
         #expect(tooManyPatterns["parameters"]?["maximum"] == 2)
         // (max-subscriptions-per-connection cannot be reached over one connection: replies come

@@ -135,7 +135,7 @@ import Glibc
         try await daemon.ready(inbox)
         let before = try RawSocket(path: paths.socket)
         #expect(before.call("io.propd.Subscribe", ["patterns": ["a.*", "b.*", "c.*"]], more: true))
-        #expect(try before.receive()?["parameters"]?["maximum"] == 2)
+        #expect(try await before.receive()?["parameters"]?["maximum"] == 2)
 
         try dir.write(
             "propd.conf",
@@ -157,7 +157,7 @@ import Glibc
         // The limit is the new one.
         let after = try RawSocket(path: paths.socket)
         #expect(after.call("io.propd.Subscribe", ["patterns": ["a.*", "b.*", "c.*"]], more: true))
-        let synced = try #require(try after.receive())
+        let synced = try #require(try await after.receive())
         #expect(synced["error"] == nil, "\(synced)")
         // Debug lines are written now (a connection accepted is one).
         #expect(daemon.log.contains("varlink connection accepted"))
@@ -165,10 +165,10 @@ import Glibc
         let writer = try RawSocket(path: paths.socket)
         for i in 0..<40 {
             #expect(writer.call("io.propd.Set", ["values": ["h.k": .integer(Int64(i))]]))
-            _ = try writer.receive()
+            _ = try await writer.receive()
         }
         #expect(writer.call("io.propd.History", ["key": "h.k", "limit": 1000]))
-        guard case .array(let entries)? = try writer.receive()?["parameters"]?["entries"] else {
+        guard case .array(let entries)? = try await writer.receive()?["parameters"]?["entries"] else {
             Issue.record("no history")
             return
         }

@@ -30,11 +30,11 @@ import Glibc
         daemon.signal(SIGUSR2)
         let socket = try RawSocket(path: paths.socket)
         #expect(socket.send(Array(#"{"method": "io.propd.Set", "parameters": {"values": {"n": 1e400}}}"#.utf8) + [0]))
-        let refused = try #require(try socket.receive())
+        let refused = try #require(try await socket.receive())
         #expect(refused["error"] == "org.varlink.service.InvalidParameter", "\(refused)")
         // The same connection goes on, and the daemon is alive after both signals.
         #expect(socket.call("io.propd.Set", ["values": ["n": 1]]))
-        #expect(try socket.receive()?["error"] == nil)
+        #expect(try await socket.receive()?["error"] == nil)
         daemon.signal(SIGTERM)
         #expect(try await daemon.exit(timeout: .seconds(30)) == .exited(0))
     }
@@ -44,12 +44,12 @@ import Glibc
         let (daemon, paths, _) = try await start(dir)
         let stalled = try RawSocket(path: paths.socket)
         #expect(stalled.call("io.propd.Subscribe", ["patterns": ["**"], "initial": false], more: true))
-        _ = try #require(try stalled.receive())
+        _ = try #require(try await stalled.receive())
         let writer = try RawSocket(path: paths.socket)
         let value = JSONValue.string(String(repeating: "v", count: 4096))
         for i in 0..<400 {
             #expect(writer.call("io.propd.Set", ["values": [.init("s.k\(i % 50)"): value]]))
-            _ = try writer.receive()
+            _ = try await writer.receive()
         }
         daemon.signal(SIGTERM)
         #expect(try await daemon.exit(timeout: .seconds(30)) == .exited(0))
@@ -74,7 +74,7 @@ import Glibc
         for _ in 0..<5 {
             let socket = try RawSocket(path: paths.socket)
             #expect(socket.call("io.propd.Stats"))
-            #expect(try socket.receive()?["parameters"] != nil)
+            #expect(try await socket.receive()?["parameters"] != nil)
             roots.append(socket)
         }
         daemon.signal(SIGTERM)

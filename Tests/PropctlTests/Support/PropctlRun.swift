@@ -61,9 +61,14 @@ enum Propctl {
         process.standardOutput = out
         process.standardError = err
         process.standardInput = stdin == nil ? FileHandle.nullDevice : input
-        let exited = DispatchSemaphore(value: 0)
-        process.terminationHandler = { _ in exited.signal() }
         try process.run()
+        let exited = DispatchSemaphore(value: 0)
+        let status = Mutex<Int32>(-1)
+        DispatchQueue.global().async { [process] in
+            let code = ChildExit.wait(process)
+            status.withLock { $0 = code }
+            exited.signal()
+        }
         if let stdin {
             input.fileHandleForWriting.write(Data(stdin.utf8))
             try? input.fileHandleForWriting.close()
@@ -78,7 +83,7 @@ enum Propctl {
             throw ProcessTimeout(command: ([path] + arguments).joined(separator: " "))
         }
         _ = group.wait(timeout: .now() + seconds)
-        return PropctlResult(status: process.terminationStatus, stdout: collected.out, stderr: collected.err)
+        return PropctlResult(status: status.withLock { $0 }, stdout: collected.out, stderr: collected.err)
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import PropdTestSupport
 import Synchronization
 
 /// A long-running `propctl` (watch) whose output lines the test waits for,
@@ -74,7 +75,8 @@ final class StreamingProcess: Sendable {
         }
     }
 
-    /// Sends `signal` and waits for the exit; returns the status.
+    /// Sends `signal` and waits for the exit; returns the status (128 + the
+    /// signal when one ended it, as a shell reports it).
     func stop(with signal: Int32 = SIGINT, timeout: Duration = .seconds(30)) throws -> Int32 {
         kill(process.processIdentifier, signal)
         return try waitForExit(timeout: timeout)
@@ -82,18 +84,18 @@ final class StreamingProcess: Sendable {
 
     func waitForExit(timeout: Duration = .seconds(30)) throws -> Int32 {
         let exited = DispatchSemaphore(value: 0)
+        let status = Mutex<Int32>(-1)
         DispatchQueue.global().async { [process] in
-            process.waitUntilExit()
+            let code = ChildExit.wait(process)
+            status.withLock { $0 = code }
             exited.signal()
         }
         if exited.wait(timeout: .now() + Double(timeout.components.seconds)) == .timedOut {
             process.terminate()
             throw Timeout(waitingFor: "exit", seen: lines)
         }
-        return process.terminationStatus
+        return status.withLock { $0 }
     }
-
-    var terminationReason: Process.TerminationReason { process.terminationReason }
 
     deinit {
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }

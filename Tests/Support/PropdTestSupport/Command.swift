@@ -16,7 +16,7 @@ public enum Command {
         process.standardError = pipe
         try process.run()
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        let status = ChildExit.wait(process)
+        return (status, String(decoding: data, as: UTF8.self))
     }
 }

@@ -9,11 +9,7 @@ import Testing
 /// A command handler speaking the wire itself: its `Serve` stream on one
 /// socket, so a test decides when (and whether) to answer, and can vanish
 /// mid-execution by closing the socket.
-///
-/// `@unchecked Sendable` so that its blocking reads run on a Dispatch thread
-/// (see ``offPool(_:)``): a test awaits each read before it uses the handler
-/// again, so one thread at a time touches its socket and buffer.
-final class RawHandler: @unchecked Sendable {
+final class RawHandler {
     let stream: RawSocket
     let probe: String
 
@@ -44,24 +40,11 @@ final class RawHandler: @unchecked Sendable {
 
     /// The next invocation handed to this handler.
     func nextInvocation(timeout: Duration = .seconds(30)) async throws -> (id: String, command: String, argument: JSONValue?) {
-        try await offPool { try self.receiveInvocation(timeout: timeout) }
-    }
-
-    private func receiveInvocation(timeout: Duration) throws -> (id: String, command: String, argument: JSONValue?) {
-        guard let reply = try stream.receive(timeout: timeout) else { throw Failure(description: "the Serve stream closed") }
+        guard let reply = try await stream.receive(timeout: timeout) else { throw Failure(description: "the Serve stream closed") }
         guard reply["continues"] == true, case .object(let invocation)? = reply["parameters"]?["invocation"],
             case .string(let id)? = invocation["id"], case .string(let command)? = invocation["command"]
         else { throw Failure(description: "not an invocation: \(reply)") }
         return (id, command, invocation["argument"])
-    }
-}
-
-/// Runs a blocking socket wait on a Dispatch thread: blocking one of the
-/// few threads of Swift's cooperative pool could starve the very task (an
-/// Execute, a Swift handler) the wait is for.
-func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        DispatchQueue.global().async { continuation.resume(with: Result { try body() }) }
     }
 }
 
@@ -71,12 +54,8 @@ func rawCall(_ daemon: PropdProcess, _ method: String, _ parameters: JSONValue, 
 }
 
 func rawCall(_ path: String, _ method: String, _ parameters: JSONValue, more: Bool = false) async throws -> [String: JSONValue] {
-    try await offPool { try rawCallBlocking(path, method, parameters, more: more) }
-}
-
-private func rawCallBlocking(_ path: String, _ method: String, _ parameters: JSONValue, more: Bool) throws -> [String: JSONValue] {
     let socket = try RawSocket(path: path)
-    guard socket.call("io.propd." + method, parameters, more: more), let reply = try socket.receive() else {
+    guard socket.call("io.propd." + method, parameters, more: more), let reply = try await socket.receive() else {
         throw RawHandler.Failure(description: "no reply to \(method)")
     }
     return reply

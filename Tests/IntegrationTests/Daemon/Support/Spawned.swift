@@ -1,4 +1,5 @@
 import Foundation
+import PropdTestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -71,7 +72,7 @@ final class Spawned {
     deinit {
         if termination == nil, process.isRunning {
             kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            ChildExit.wait(process)
         }
     }
 }

@@ -41,10 +41,10 @@ struct TestUser: Sendable, Hashable {
             p.standardOutput = FileHandle.nullDevice
             p.standardError = FileHandle.nullDevice
             try p.run()
-            p.waitUntilExit()
+            let status = ChildExit.wait(p)
             // Another process may have created it meanwhile: the lookup decides.
             guard let user = lookup(name) else {
-                throw SetupFailure(description: "useradd \(name) failed with status \(p.terminationStatus)")
+                throw SetupFailure(description: "useradd \(name) failed with status \(status)")
             }
             return user
         }

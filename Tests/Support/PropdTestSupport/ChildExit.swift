@@ -1,0 +1,34 @@
+public import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Waiting for a child started with Foundation's `Process`, without
+/// depending on Foundation to notice its end.
+///
+/// `Process.waitUntilExit()` spins until Foundation's SIGCHLD handling has
+/// reaped the child, and that handling needs a thread of the same small pool
+/// (one per core) that the waiting tests hold: with two tests waiting at once
+/// nobody reaps, and the whole test process stops. `waitid` with `WNOWAIT`
+/// returns as soon as the kernel has the exit status and leaves the child for
+/// Foundation to reap later.
+public enum ChildExit {
+    /// Blocks until `process` has ended; its exit status, or 128 + the
+    /// signal that ended it (as a shell reports it).
+    @discardableResult
+    public static func wait(_ process: Process) -> Int32 {
+        var info = siginfo_t()
+        while waitid(P_PID, id_t(process.processIdentifier), &info, WEXITED | WNOWAIT) != 0 {
+            guard errno == EINTR else {
+                // ECHILD: Foundation has reaped it already, and knows how it ended.
+                process.waitUntilExit()
+                let status = process.terminationStatus
+                return process.terminationReason == .exit ? status : 128 + status
+            }
+        }
+        // si_status of the _sigchld member: the code, or the signal.
+        let status = info._sifields._sigchld.si_status
+        return info.si_code == CLD_EXITED ? status : 128 + status
+    }
+}
