@@ -159,7 +159,10 @@ let package = Package(
         ),
         .testTarget(
             name: "PropdBindingsTests",
-            dependencies: ["PropdBindings", "PropdCore", .product(name: "PropertyBased", package: "swift-property-based")],
+            dependencies: [
+                "PropdBindings", "PropdCore", "PropdTestSupport",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ],
             swiftSettings: strictSwift6
         ),
         .testTarget(
@@ -176,7 +179,7 @@ let package = Package(
         .testTarget(
             name: "PropdServiceTests",
             dependencies: [
-                "PropdService", "PropdStore", "PropdBindings", "PropdCore",
+                "PropdService", "PropdStore", "PropdBindings", "PropdCore", "PropdTestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             swiftSettings: strictSwift6

@@ -41,13 +41,8 @@ import Testing
         guard let tmux = TerminalTests.tmux else { return }
         let daemon = try PropdProcess()
         defer { withExtendedLifetime(daemon) {} }
-        _ = try Propctl.run(["set", "room.name", "Kitchen"], daemon: daemon)
-        let session = TmuxSession(tmux: tmux, server: daemon.directory + "/tmux.sock")
+        let session = try watchRoom(in: tmux, daemon, after: ["room.name", "Kitchen"])
         defer { session.kill() }
-        try session.start(
-            command: "\(Propctl.executable) watch 'room.*'; read line",
-            environment: ["PROPD_SOCKET": daemon.socketPath, "TERM": "xterm-256color", "NO_COLOR": "1"])
-        _ = try session.waitForScreen("initial values") { $0.contains("-- live from revision 1 --") }
         #expect(try Propctl.run(["set", "room.name", Self.hostile, "--string"], daemon: daemon).status == 0)
         let screen = try session.waitForScreen("the live change") { $0.contains("      2  room.name") }
         #expect(screen.contains(#"set      "a\u001b[31mRED\u001b[2J"#), "\(screen)")
@@ -60,13 +55,8 @@ import Testing
         guard let tmux = TerminalTests.tmux else { return }
         let daemon = try PropdProcess()
         defer { withExtendedLifetime(daemon) {} }
-        _ = try Propctl.run(["set", "room.temp", "21"], daemon: daemon)
-        let session = TmuxSession(tmux: tmux, server: daemon.directory + "/tmux.sock")
+        let session = try watchRoom(in: tmux, daemon, after: ["room.temp", "21"])
         defer { session.kill() }
-        try session.start(
-            command: "\(Propctl.executable) watch 'room.*'; read line",
-            environment: ["PROPD_SOCKET": daemon.socketPath, "TERM": "xterm-256color", "NO_COLOR": "1"])
-        _ = try session.waitForScreen("initial values") { $0.contains("-- live from revision 1 --") }
 
         #expect(daemon.stop() == 0)
         var screen = try session.waitForScreen("the lost connection") { $0.contains("lost the connection to propd") }
@@ -77,5 +67,22 @@ import Testing
         #expect(screen.contains("resumed after revision 1, nothing missed"), "\(screen)")
         _ = try Propctl.run(["set", "room.temp", "22"], daemon: daemon)
         screen = try session.waitForScreen("a change after the restart") { $0.contains("      2  room.temp     set      22") }
+    }
+
+    /// Sets one key (revision 1), then runs `propctl watch 'room.*'` in a
+    /// tmux pane until its initial values are on the screen.
+    private func watchRoom(in tmux: String, _ daemon: PropdProcess, after set: [String]) throws -> TmuxSession {
+        _ = try Propctl.run(["set"] + set, daemon: daemon)
+        let session = TmuxSession(tmux: tmux, server: daemon.directory + "/tmux.sock")
+        try session.start(
+            command: "\(Propctl.executable) watch 'room.*'; read line",
+            environment: ["PROPD_SOCKET": daemon.socketPath, "TERM": "xterm-256color", "NO_COLOR": "1"])
+        do {
+            _ = try session.waitForScreen("initial values") { $0.contains("-- live from revision 1 --") }
+        } catch {
+            session.kill()
+            throw error
+        }
+        return session
     }
 }

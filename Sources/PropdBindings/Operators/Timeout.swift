@@ -36,6 +36,8 @@ struct TimeoutState: Sendable, Equatable {
         return input
     }
 
+    /// The instant `milliseconds` after `now`, saturating (a deadline past
+    /// `Int64.max` never falls due); shared by every time operator.
     static func add(_ now: Int64, _ milliseconds: Int64) -> Int64 {
         let (due, overflow) = now.addingReportingOverflow(milliseconds)
         return overflow ? Int64.max : due

@@ -62,13 +62,6 @@ enum Propctl {
         process.standardError = err
         process.standardInput = stdin == nil ? FileHandle.nullDevice : input
         try process.run()
-        let exited = DispatchSemaphore(value: 0)
-        let status = Mutex<Int32>(-1)
-        DispatchQueue.global().async { [process] in
-            let code = ChildExit.wait(process)
-            status.withLock { $0 = code }
-            exited.signal()
-        }
         if let stdin {
             input.fileHandleForWriting.write(Data(stdin.utf8))
             try? input.fileHandleForWriting.close()
@@ -78,12 +71,12 @@ enum Propctl {
         DispatchQueue.global().async(group: group) { collected.setOut(out.fileHandleForReading.readDataToEndOfFile()) }
         DispatchQueue.global().async(group: group) { collected.setErr(err.fileHandleForReading.readDataToEndOfFile()) }
         let seconds = Double(timeout.components.seconds)
-        if exited.wait(timeout: .now() + seconds) == .timedOut {
+        guard let status = ChildExit.wait(process, timeout: timeout) else {
             process.terminate()
             throw ProcessTimeout(command: ([path] + arguments).joined(separator: " "))
         }
         _ = group.wait(timeout: .now() + seconds)
-        return PropctlResult(status: status.withLock { $0 }, stdout: collected.out, stderr: collected.err)
+        return PropctlResult(status: status, stdout: collected.out, stderr: collected.err)
     }
 }
 

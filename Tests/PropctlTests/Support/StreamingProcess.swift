@@ -83,18 +83,11 @@ final class StreamingProcess: Sendable {
     }
 
     func waitForExit(timeout: Duration = .seconds(30)) throws -> Int32 {
-        let exited = DispatchSemaphore(value: 0)
-        let status = Mutex<Int32>(-1)
-        DispatchQueue.global().async { [process] in
-            let code = ChildExit.wait(process)
-            status.withLock { $0 = code }
-            exited.signal()
-        }
-        if exited.wait(timeout: .now() + Double(timeout.components.seconds)) == .timedOut {
+        guard let status = ChildExit.wait(process, timeout: timeout) else {
             process.terminate()
             throw Timeout(waitingFor: "exit", seen: lines)
         }
-        return status.withLock { $0 }
+        return status
     }
 
     deinit {

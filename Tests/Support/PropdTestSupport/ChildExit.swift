@@ -1,4 +1,5 @@
 public import Foundation
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -30,5 +31,19 @@ public enum ChildExit {
         // si_status of the _sigchld member: the code, or the signal.
         let status = info._sifields._sigchld.si_status
         return info.si_code == CLD_EXITED ? status : 128 + status
+    }
+
+    /// ``wait(_:)`` for at most `timeout` (the wait runs on a Dispatch
+    /// thread); nil when the process is still running then.
+    public static func wait(_ process: Process, timeout: Duration) -> Int32? {
+        let exited = DispatchSemaphore(value: 0)
+        let status = Mutex<Int32>(-1)
+        DispatchQueue.global().async {
+            let code = wait(process)
+            status.withLock { $0 = code }
+            exited.signal()
+        }
+        guard exited.wait(timeout: .now() + Double(timeout.components.seconds)) == .success else { return nil }
+        return status.withLock { $0 }
     }
 }
