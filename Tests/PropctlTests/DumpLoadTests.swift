@@ -101,7 +101,11 @@ import Testing
             ["bind", "parity", "a.map { $0 % 2 }.distinctUntilChanged()"],
             ["bind", "slow", "a.throttle(10m)"],
             ["bind", "later", "a.delay(10m)"],
+            ["bind", "while", "a.takeWhile { $0 != 4 }"],
+            ["bind", "opened", "a.skipWhile { $0 != 2 }"],
+            ["bind", "until", "a.takeUntil(stop)"],
             ["set", "a", "2"],
+            ["set", "stop", "now"],
             ["set", "a", "4"],
             ["set", "lease", "held", "--ttl", "10m"],
         ] {
@@ -154,5 +158,8 @@ import Testing
         #expect(byKey["first"] == 2, "take(2) stayed frozen")
         #expect(byKey["late"] == 5)
         #expect(byKey["parity"] == 1)
+        #expect(byKey["while"] == 2, "takeWhile stayed frozen at the value before 4")
+        #expect(byKey["opened"] == 5, "skipWhile stayed open: 3 passed though it is not 2")
+        #expect(byKey["until"] == 2, "takeUntil stayed frozen once stop changed")
     }
 }
