@@ -135,6 +135,28 @@ import Testing
         let ahead = try Propctl.run(["get", "t", "--rev", "9"], daemon: daemon)
         #expect(ahead.status == 1 && ahead.stderr.contains("revision 9 is beyond the newest revision 4"), "\(ahead)")
     }
+
+    /// A revision history no longer reaches is RevisionCompacted. Compaction
+    /// trims a little with each commit, so the test writes until it shows.
+    @Test func getAtACompactedRevisionIsRevisionCompacted() throws {
+        let small = try PropdProcess(extraArguments: ["--history-per-key", "1"])
+        _ = try Propctl.run(["set", "t", "1"], daemon: small)
+        #expect(try Propctl.run(["get", "t", "--rev", "1"], daemon: small).stdout == "1\n")
+        let deadline = ContinuousClock.now + .seconds(60)
+        var last: PropctlResult?
+        var value = 2
+        while ContinuousClock.now < deadline {
+            _ = try Propctl.run(["set", "t", String(value), "other", String(value)], daemon: small)
+            value += 1
+            let old = try Propctl.run(["get", "t", "--rev", "1"], daemon: small)
+            last = old
+            if old.status != 0 { break }
+        }
+        let refused = try #require(last)
+        #expect(refused.status == 1 && refused.stderr.contains("RevisionCompacted"), "\(refused)")
+        // The newest revision stays readable.
+        #expect(try Propctl.run(["get", "t", "--rev", String(value - 1)], daemon: small).stdout == "\(value - 1)\n")
+    }
 }
 
 /// The element at `index` of a JSON array.
