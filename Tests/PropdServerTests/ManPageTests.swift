@@ -72,7 +72,7 @@ func runCapturing(_ executable: String, _ arguments: [String], environment: [Str
     let err = Pipe()
     process.standardOutput = out
     process.standardError = err
-    try process.run()
+    try ProcessLaunch.run(process)
     let stderr = Mutex(Data())
     let group = DispatchGroup()
     DispatchQueue.global().async(group: group) {

@@ -42,7 +42,7 @@ import Testing
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.standardError
-        try process.run()
+        try ProcessLaunch.run(process)
         // A watchdog, not a synchronisation: a hung child fails the test instead of hanging it.
         let pid = process.processIdentifier
         let watchdog = DispatchWorkItem { kill(pid, SIGKILL) }

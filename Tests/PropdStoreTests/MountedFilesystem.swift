@@ -38,7 +38,7 @@ final class MountedFilesystem: Sendable {
         process.arguments = arguments
         process.standardError = FileHandle.nullDevice
         do {
-            try process.run()
+            try ProcessLaunch.run(process)
         } catch {
             return false
         }

@@ -61,7 +61,7 @@ enum Propctl {
         process.standardOutput = out
         process.standardError = err
         process.standardInput = stdin == nil ? FileHandle.nullDevice : input
-        try process.run()
+        try ProcessLaunch.run(process)
         if let stdin {
             input.fileHandleForWriting.write(Data(stdin.utf8))
             try? input.fileHandleForWriting.close()

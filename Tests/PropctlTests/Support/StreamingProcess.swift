@@ -54,7 +54,7 @@ final class StreamingProcess: Sendable {
             }
             output.changed.signal()
         }
-        try process.run()
+        try ProcessLaunch.run(process)
     }
 
     var lines: [String] { output.state.withLock { $0.lines } }

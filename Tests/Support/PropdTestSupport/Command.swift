@@ -14,7 +14,7 @@ public enum Command {
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = pipe
-        try process.run()
+        try ProcessLaunch.run(process)
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
         let status = ChildExit.wait(process)
         return (status, String(decoding: data, as: UTF8.self))

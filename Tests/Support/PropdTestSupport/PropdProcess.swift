@@ -71,7 +71,7 @@ public final class PropdProcess {
         p.environment = environment
         p.standardError = log
         p.standardOutput = FileHandle.nullDevice
-        try p.run()
+        try ProcessLaunch.run(p)
         process = p
         exitStatus = nil
         do {

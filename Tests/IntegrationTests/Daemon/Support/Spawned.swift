@@ -50,7 +50,7 @@ final class Spawned {
         p.terminationHandler = { process in
             exits.push(Termination(status: process.terminationStatus, bySignal: process.terminationReason == .uncaughtSignal))
         }
-        try p.run()
+        try ProcessLaunch.run(p)
         process = p
     }
 

@@ -40,7 +40,7 @@ struct TestUser: Sendable, Hashable {
             p.arguments = ["--system", "--user-group", "--no-create-home", "--shell", "/usr/sbin/nologin", name]
             p.standardOutput = FileHandle.nullDevice
             p.standardError = FileHandle.nullDevice
-            try p.run()
+            try ProcessLaunch.run(p)
             let status = ChildExit.wait(p)
             // Another process may have created it meanwhile: the lookup decides.
             guard let user = lookup(name) else {
