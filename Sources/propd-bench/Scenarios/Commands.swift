@@ -77,9 +77,10 @@ extension Calls {
 }
 
 extension Scenarios {
-    /// Execute through a Swift handler against a sequential Set in the same
-    /// run (the Set first, then the Execute, in every run), and executions/s
-    /// with `clients` connections and `handlers` handlers.
+    /// Execute through a Swift handler against a sequential Set and the
+    /// Set relay (``SetRelay``, the same commits and crossings without a
+    /// command) in the same run, and executions/s with `clients` connections
+    /// and `handlers` handlers.
     static func commands(
         _ socket: String, calls: Int, clients: Int, handlers: Int, seconds: Double, runner: Runner
     ) throws(BenchError) -> [Figure] {
@@ -91,17 +92,22 @@ extension Scenarios {
         defer { raw.stop() }
         try bench.waitUntilServed(["bench.cmd.raw"])
         let sequential = Sequential(socket: socket, calls: calls)
+        let relay = SetRelay(socket: socket)
         var figures = try runner.measure("execute") { () throws(BenchError) in
             let set = try sequential.run(.set)
+            let floor = try relay.roundTrips(calls: calls)
             let execute = try bench.roundTrips("bench.cmd.seq", calls: calls)
             let bare = try bench.roundTrips("bench.cmd.raw", calls: calls)
-            let ratio = execute.microseconds(atPercentile: 50) / set.microseconds(atPercentile: 50)
-            let bareRatio = bare.microseconds(atPercentile: 50) / set.microseconds(atPercentile: 50)
+            let setP50 = set.microseconds(atPercentile: 50)
+            func ratio(_ latencies: Latencies) -> Double { latencies.microseconds(atPercentile: 50) / setP50 }
             return set.measurements("sequential Set", percentiles: [50])
+                + floor.measurements("Set relay (two Sets, two watchers)", percentiles: [50])
+                + [Measurement("  relay p50 / Set p50", ratio(floor), "×")]
                 + execute.measurements("Execute via PropdClient.serve")
-                + [Measurement("  Execute p50 / Set p50", ratio, "×", target: .atMost(3))]
+                + [Measurement("  Execute p50 / Set p50", ratio(execute), "×", target: .atMost(3))]
                 + bare.measurements("Execute via a raw Swift handler")
-                + [Measurement("  raw Execute p50 / Set p50", bareRatio, "×", target: .atMost(3))]
+                + [Measurement("  raw Execute p50 / Set p50", ratio(bare), "×", target: .atMost(3))]
+                + [Measurement("  raw Execute p50 / relay p50", bare.microseconds(atPercentile: 50) / floor.microseconds(atPercentile: 50), "×")]
         }
         figures += try runner.measure("executions") { () throws(BenchError) in
             let rate = try bench.throughput(commands, seconds: seconds)
