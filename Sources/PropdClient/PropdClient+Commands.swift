@@ -1,4 +1,5 @@
 public import PropdCore
+import NIOCore
 import PropdVarlink
 
 /// What a command handler throws to answer an invocation with this exact
@@ -58,8 +59,10 @@ extension PropdClient {
     /// }
     /// ```
     ///
-    /// Opens two connections of its own: one carries the `Serve` stream,
-    /// the other the answers (a stream owns its connection).
+    /// Opens two connections of its own, on one event loop: one carries the
+    /// `Serve` stream, the other the answers (a stream owns its connection).
+    /// With `parallel` 1 each invocation is handled and answered in the
+    /// calling task, one after the other.
     ///
     /// - Parameter parallel: invocations run at once (one at a time by
     ///   default); further ones wait here, their timeout running.
@@ -77,7 +80,7 @@ extension PropdClient {
         } catch {
             throw PropdClientError.from(error, path: socketPath)
         }
-        let answers = InvocationAnswers(socketPath: socketPath)
+        let answers = InvocationAnswers(socketPath: socketPath, eventLoop: stream.eventLoop)
         let replies = stream.stream("io.propd.Serve", ["commands": .array(commands.map { .string($0) })])
         do {
             try await withThrowingTaskGroup(of: Void.self) { group in
@@ -87,7 +90,11 @@ extension PropdClient {
                         throw PropdClientError.malformedReply("a Serve reply without an invocation")
                     }
                     let invocation = try WireDecoding.invocation(object)
-                    if running >= max(1, parallel) {
+                    if parallel <= 1 {
+                        try await answers.answer(invocation, handler: handler)
+                        continue
+                    }
+                    if running >= parallel {
                         try await group.next()
                         running -= 1
                     }
@@ -109,14 +116,18 @@ extension PropdClient {
     }
 }
 
-/// The connection a handler answers on, opened again when the daemon closed
-/// it (after an answer too large for its message limit).
+/// The connection a handler answers on, opened on the `Serve` stream's
+/// event loop (one loop thread reads both the invocations and the replies
+/// to their `Complete`), and again when the daemon closed it (after an
+/// answer too large for its message limit).
 actor InvocationAnswers {
     let socketPath: String
+    let eventLoop: any EventLoop
     private var connection: VarlinkConnection?
 
-    init(socketPath: String) {
+    init(socketPath: String, eventLoop: any EventLoop) {
         self.socketPath = socketPath
+        self.eventLoop = eventLoop
     }
 
     /// Runs `handler` on the invocation and sends its outcome with `Complete`.
@@ -176,7 +187,7 @@ actor InvocationAnswers {
     private func open() async throws(PropdClientError) -> VarlinkConnection {
         if let connection, connection.isOpen { return connection }
         do {
-            let opened = try await VarlinkConnection.connect(to: socketPath)
+            let opened = try await VarlinkConnection.connect(to: socketPath, eventLoopGroup: eventLoop)
             connection = opened
             return opened
         } catch {

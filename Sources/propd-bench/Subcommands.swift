@@ -116,12 +116,13 @@ struct CommandsCommand: ParsableCommand {
     @Option(help: "Connections executing at once (one command each).") var clients = 16
     @Option(help: "Handlers, each serving every command.") var handlers = 4
     @Option(help: "Measured seconds per throughput run.") var seconds = 3.0
+    @Option(help: "propd's process id, to report its CPU per operation.") var pid: Int32?
 
     func run() throws {
         try guarded { () throws(BenchError) in
             common.report(
                 try Scenarios.commands(
-                    common.socket, calls: calls, clients: clients, handlers: handlers, seconds: seconds,
+                    common.socket, calls: calls, clients: clients, handlers: handlers, seconds: seconds, pid: pid,
                     runner: common.runner))
         }
     }

@@ -98,16 +98,32 @@ extension IOPropdInterface {
 }
 
 extension IOPropdInterface {
-    /// An execution's timeout on the executor's event loop: arming and
-    /// disarming it there wakes no other thread.
+    /// An execution's timeout on the executor's event loop: arming it there
+    /// wakes no other thread, and neither does disarming it from the loop
+    /// that read the `Complete` (a scheduled callback is cancelled under the
+    /// loop's lock, where `Scheduled.cancel()` would also fail a promise on
+    /// its loop, waking it for nothing).
     static func timer(on eventLoop: any EventLoop) -> CommandTimer {
         { delay, fire in
             let (seconds, attoseconds) = delay.components
-            let scheduled = eventLoop.scheduleTask(in: .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)) {
-                fire()
+            let amount = TimeAmount.nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+            do {
+                let callback = try eventLoop.scheduleCallback(in: amount, handler: ExecutionTimeout(fire: fire))
+                return { callback.cancel() }
+            } catch {
+                // The loop is shutting down (so is the daemon): a task keeps the deadline.
+                return PropertyService.taskTimer(delay, fire)
             }
-            return { scheduled.cancel() }
         }
+    }
+}
+
+/// Ends an execution when its timeout passes.
+private struct ExecutionTimeout: NIOScheduledCallbackHandler, Sendable {
+    let fire: @Sendable () -> Void
+
+    func handleScheduledCallback(eventLoop: some EventLoop) {
+        fire()
     }
 }
 

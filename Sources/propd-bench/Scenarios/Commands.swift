@@ -56,11 +56,11 @@ struct CommandBench {
 
     /// Executions per second with one connection per command, each executing
     /// its own command one call at a time (a command runs once at a time).
-    func throughput(_ commands: [String], seconds: Double) throws(BenchError) -> Double {
+    func throughput(_ commands: [String], seconds: Double, pid: Int32?) throws(BenchError) -> Throughput.Result {
         try Throughput(
-            socket: socket, connections: commands.count, depth: 1, seconds: seconds,
+            socket: socket, connections: commands.count, depth: 1, seconds: seconds, pid: pid,
             call: { connection, number in Calls.execute(commands[connection], number) }
-        ).run().setsPerSecond
+        ).run()
     }
 }
 
@@ -77,11 +77,16 @@ extension Calls {
 }
 
 extension Scenarios {
-    /// Execute through a Swift handler against a sequential Set in the same
-    /// run (the Set first, then the Execute, in every run), and executions/s
-    /// with `clients` connections and `handlers` handlers.
+    /// Execute through a Swift handler against a sequential Set and the
+    /// Set relay (``SetRelay``, the same commits and crossings without a
+    /// command) in the same run, and executions/s with `clients` connections
+    /// and `handlers` handlers.
+    ///
+    /// With propd's `pid`, each is also given as propd's CPU (all threads)
+    /// per operation, warm-up included, which hardly depends on what else
+    /// the machine runs.
     static func commands(
-        _ socket: String, calls: Int, clients: Int, handlers: Int, seconds: Double, runner: Runner
+        _ socket: String, calls: Int, clients: Int, handlers: Int, seconds: Double, pid: Int32?, runner: Runner
     ) throws(BenchError) -> [Figure] {
         let bench = CommandBench(socket: socket)
         let commands = (0..<clients).map { "bench.cmd.c\($0)" }
@@ -91,21 +96,42 @@ extension Scenarios {
         defer { raw.stop() }
         try bench.waitUntilServed(["bench.cmd.raw"])
         let sequential = Sequential(socket: socket, calls: calls)
+        let relay = SetRelay(socket: socket)
         var figures = try runner.measure("execute") { () throws(BenchError) in
-            let set = try sequential.run(.set)
-            let execute = try bench.roundTrips("bench.cmd.seq", calls: calls)
-            let bare = try bench.roundTrips("bench.cmd.raw", calls: calls)
-            let ratio = execute.microseconds(atPercentile: 50) / set.microseconds(atPercentile: 50)
-            let bareRatio = bare.microseconds(atPercentile: 50) / set.microseconds(atPercentile: 50)
+            var cpu: [(String, Double)] = []
+            func metered(_ name: String, units: Int, _ body: () throws(BenchError) -> Latencies) throws(BenchError) -> Latencies {
+                var meter = CPUMeter(pid: pid)
+                meter.start()
+                let latencies = try body()
+                if let perUnit = meter.microseconds(per: units) { cpu.append((name, perUnit)) }
+                return latencies
+            }
+            let set = try metered("Set", units: sequential.warmup + calls) { () throws(BenchError) in try sequential.run(.set) }
+            let floor = try metered("relay round trip", units: 500 + calls) { () throws(BenchError) in
+                try relay.roundTrips(calls: calls, warmup: 500)
+            }
+            let execute = try metered("Execute via PropdClient.serve", units: 500 + calls) { () throws(BenchError) in
+                try bench.roundTrips("bench.cmd.seq", calls: calls, warmup: 500)
+            }
+            let bare = try metered("Execute via the raw handler", units: 500 + calls) { () throws(BenchError) in
+                try bench.roundTrips("bench.cmd.raw", calls: calls, warmup: 500)
+            }
+            let setP50 = set.microseconds(atPercentile: 50)
+            func ratio(_ latencies: Latencies) -> Double { latencies.microseconds(atPercentile: 50) / setP50 }
             return set.measurements("sequential Set", percentiles: [50])
+                + floor.measurements("Set relay (two Sets, two watchers)", percentiles: [50])
+                + [Measurement("  relay p50 / Set p50", ratio(floor), "×")]
                 + execute.measurements("Execute via PropdClient.serve")
-                + [Measurement("  Execute p50 / Set p50", ratio, "×", target: .atMost(3))]
+                + [Measurement("  Execute p50 / Set p50", ratio(execute), "×", target: .atMost(3))]
                 + bare.measurements("Execute via a raw Swift handler")
-                + [Measurement("  raw Execute p50 / Set p50", bareRatio, "×", target: .atMost(3))]
+                + [Measurement("  raw Execute p50 / Set p50", ratio(bare), "×", target: .atMost(3))]
+                + [Measurement("  raw Execute p50 / relay p50", bare.microseconds(atPercentile: 50) / floor.microseconds(atPercentile: 50), "×")]
+                + cpu.map { Measurement("propd CPU per \($0.0)", $0.1, "µs") }
         }
         figures += try runner.measure("executions") { () throws(BenchError) in
-            let rate = try bench.throughput(commands, seconds: seconds)
-            return [Measurement("Executes, \(clients) clients, \(handlers) handlers", rate, "executions/s")]
+            let rate = try bench.throughput(commands, seconds: seconds, pid: pid)
+            return [Measurement("Executes, \(clients) clients, \(handlers) handlers", rate.setsPerSecond, "executions/s")]
+                + (rate.daemonMicrosecondsPerSet.map { [Measurement("propd CPU per Execute, \(clients) clients", $0, "µs")] } ?? [])
         }
         return figures
     }
