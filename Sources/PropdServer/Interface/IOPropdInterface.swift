@@ -6,15 +6,12 @@ public import PropdVarlink
 /// Limits the io.propd handlers enforce, each answered with
 /// `LimitExceeded(limit, maximum)`.
 public struct InterfaceLimits: Sendable, Hashable {
-    /// Subscriptions one connection may hold at once.
-    public var subscriptionsPerConnection: Int
     /// Patterns one `Subscribe` may name.
     public var patternsPerSubscription: Int
     /// Keys one `Set`, `Delete` or `Get` may name.
     public var keysPerCall: Int
 
-    public init(subscriptionsPerConnection: Int = 64, patternsPerSubscription: Int = 256, keysPerCall: Int = 65_536) {
-        self.subscriptionsPerConnection = subscriptionsPerConnection
+    public init(patternsPerSubscription: Int = 256, keysPerCall: Int = 65_536) {
         self.patternsPerSubscription = patternsPerSubscription
         self.keysPerCall = keysPerCall
     }
@@ -35,7 +32,6 @@ public struct IOPropdInterface: Sendable {
     /// The limits in force (a reload may change them).
     var limits: InterfaceLimits { liveLimits.current.withLock { $0 } }
     let access: any AccessCheck
-    let subscriptions: SubscriptionCounter
     let order = ConnectionOrder()
     /// Set when writes are committed on the event loop that received them
     /// (durability `normal`; with `full` a commit waits for an fsync, which
@@ -54,7 +50,6 @@ public struct IOPropdInterface: Sendable {
         self.service = service
         self.liveLimits = LiveInterfaceLimits(limits)
         self.access = access
-        self.subscriptions = SubscriptionCounter()
         self.connections = connections
         self.tickCommit = service.store.configuration.durability == .normal ? TickCommit(service.commitPending) : nil
     }
