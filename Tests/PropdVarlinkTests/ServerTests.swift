@@ -192,6 +192,28 @@ import Glibc
         try await s.stop()
     }
 
+    /// Calls answered at once with a large reply start only as replies
+    /// leave, not a whole window of started calls at once when a slow
+    /// reader makes room: what the server holds for that reader stays near
+    /// the outbound high-water mark (the issue: 1,000 pipelined Gets of a
+    /// 1 MiB value took RSS 135 MiB above idle). Each reply here is larger
+    /// than the high-water mark (256 KiB).
+    @Test func callsAnsweredAtOnceStartOnlyAsTheirRepliesLeave() async throws {
+        let s = try await TestServer.start()
+        let raw = try RawSocket(path: s.path)
+        let calls = 60
+        raw.send(String(repeating: String.call("org.example.test.Big", #"{"bytes":300000}"#), count: calls))
+        var read = 0
+        var ahead = 0
+        while read < calls, raw.replies(1).count == 1 {
+            read += 1
+            ahead = max(ahead, s.lot.bigCallCount - read)
+        }
+        #expect(read == calls)
+        #expect(ahead <= 8, "\(ahead) replies were made ahead of the reader")
+        try await s.stop()
+    }
+
     @Test func aStreamingMethodCalledWithoutMoreIsExpectedMore() async throws {
         let s = try await TestServer.start()
         let c = try await s.connect()

@@ -15,6 +15,11 @@ final class ParkingLot: Sendable {
     }
 
     private let state = NIOLockedValueBox(State())
+    private let bigCalls = NIOLockedValueBox(0)
+
+    /// How many `Big` calls have run.
+    var bigCallCount: Int { bigCalls.withLockedValue { $0 } }
+    func noteBigCall() { bigCalls.withLockedValue { $0 += 1 } }
 
     func park(_ id: Int64, _ responder: VarlinkResponder) {
         update { $0.responders[id] = responder }
@@ -87,6 +92,7 @@ enum TestInterface {
         method Crash() -> ()
         method Missing() -> ()
         method WhoAmI() -> (uid: int, gid: int, pid: int, connection: int)
+        method Big(bytes: int) -> (value: string)
 
         error Boom (why: string)
 
@@ -128,6 +134,11 @@ enum TestInterface {
                     throw VarlinkCallError(name: "org.example.test.Boom", parameters: ["why": "asked"])
                 },
                 .synchronous("Crash") { _, _ in throw UnexpectedTestFailure() },
+                .synchronous("Big") { call, _ in
+                    lot.noteBigCall()
+                    let bytes = try call.parameters.requiredInteger("bytes")
+                    return ["value": .string(String(repeating: "b", count: Int(bytes)))]
+                },
                 .synchronous("WhoAmI") { _, connection in
                     guard let peer = connection.peer else { throw VarlinkCallError.permissionDenied }
                     return [

@@ -320,6 +320,15 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
             while let next = waiting.first, canStart(next) {
                 waiting.removeFirst()
                 start(next)
+                // A call answered at once (a read) is written before the
+                // next starts: a large reply turns the connection unwritable,
+                // which holds the next call back, so the replies held for a
+                // slow reader stay within the outbound high-water mark
+                // instead of a full window of started calls.
+                if case .answered? = slots.first {
+                    drainAgain = true
+                    break
+                }
             }
         } while drainAgain
         if quiescing, (slots.isEmpty && waiting.isEmpty) || streamActive {
