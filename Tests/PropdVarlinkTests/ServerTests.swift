@@ -214,6 +214,31 @@ import Glibc
         try await s.stop()
     }
 
+    /// Behind a call still running (a write), calls of a method marked
+    /// `startingAfterEarlierCalls` (a read) wait for it, then start one at
+    /// a time as their replies leave, instead of all being made at once
+    /// when the running call ends.
+    @Test func readsBehindARunningCallStartOnlyAsTheirRepliesLeave() async throws {
+        let s = try await TestServer.start()
+        let raw = try RawSocket(path: s.path)
+        let calls = 60
+        raw.send(
+            String.call("org.example.test.Park", #"{"id":1}"#)
+                + String(repeating: String.call("org.example.test.BigRead", #"{"bytes":300000}"#), count: calls))
+        try await withTimeout { await s.lot.waitForResponders([1]) }
+        s.lot.responder(1)?.succeed(["parked": 1])
+        #expect(raw.replies(1).first?.parameters == ["parked": 1])
+        var read = 0
+        var ahead = 0
+        while read < calls, raw.replies(1).count == 1 {
+            read += 1
+            ahead = max(ahead, s.lot.bigCallCount - read)
+        }
+        #expect(read == calls)
+        #expect(ahead <= 8, "\(ahead) replies were made ahead of the reader")
+        try await s.stop()
+    }
+
     @Test func aStreamingMethodCalledWithoutMoreIsExpectedMore() async throws {
         let s = try await TestServer.start()
         let c = try await s.connect()

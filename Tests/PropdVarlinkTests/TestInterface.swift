@@ -93,6 +93,7 @@ enum TestInterface {
         method Missing() -> ()
         method WhoAmI() -> (uid: int, gid: int, pid: int, connection: int)
         method Big(bytes: int) -> (value: string)
+        method BigRead(bytes: int) -> (value: string)
 
         error Boom (why: string)
 
@@ -139,6 +140,11 @@ enum TestInterface {
                     let bytes = try call.parameters.requiredInteger("bytes")
                     return ["value": .string(String(repeating: "b", count: Int(bytes)))]
                 },
+                .synchronous("BigRead") { call, _ in
+                    lot.noteBigCall()
+                    let bytes = try call.parameters.requiredInteger("bytes")
+                    return ["value": .string(String(repeating: "b", count: Int(bytes)))]
+                }.startingAfterEarlierCalls(),
                 .synchronous("WhoAmI") { _, connection in
                     guard let peer = connection.peer else { throw VarlinkCallError.permissionDenied }
                     return [

@@ -59,23 +59,25 @@ public struct IOPropdInterface: Sendable {
         VarlinkInterface(
             name: "io.propd", description: ioPropdDescription,
             methods: [
+                // Reads of possibly large replies are made one at a time as the
+                // connection has room (see VarlinkMethod.startingAfterEarlierCalls).
                 .responding("Get") { call, connection, responder in
                     afterWrites(connection, responder) { () throws(VarlinkCallError) in try get(call, connection) }
-                },
+                }.startingAfterEarlierCalls(),
                 .responding("List") { call, connection, responder in
                     afterWrites(connection, responder) { () throws(VarlinkCallError) in try list(call, connection) }
-                },
+                }.startingAfterEarlierCalls(),
                 .responding("Set") { call, connection, responder in set(call, connection, responder) },
                 .responding("Delete") { call, connection, responder in delete(call, connection, responder) },
                 .streaming("Subscribe") { call, connection, stream in subscribe(call, connection, stream) },
                 .responding("History") { call, connection, responder in
                     afterWrites(connection, responder) { () throws(VarlinkCallError) in try history(call, connection) }
-                },
+                }.startingAfterEarlierCalls(),
                 .responding("Bind") { call, connection, responder in bind(call, connection, responder) },
                 .responding("Unbind") { call, connection, responder in unbind(call, connection, responder) },
                 .responding("Bindings") { call, connection, responder in
                     afterWrites(connection, responder) { () throws(VarlinkCallError) in try bindings(call, connection) }
-                },
+                }.startingAfterEarlierCalls(),
                 .responding("Stats") { _, connection, responder in
                     afterWrites(connection, responder) { () throws(VarlinkCallError) in try stats() }
                 },

@@ -200,6 +200,13 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
         if slots.count >= configuration.maximumStartedCallsPerConnection { return false }
         if let context, !context.channel.isWritable, case .call = item { return false }
         if case .call(let call) = item, call.more { return slots.isEmpty }
+        // A read of possibly large replies waits until nothing before it
+        // runs, so that behind a write the reads are made one at a time.
+        if case .call(let call) = item, !slots.isEmpty, case .success(let method) = registry.resolve(call.method),
+            method.startsAfterEarlierCalls
+        {
+            return !slots.contains { if case .answered = $0 { false } else { true } }
+        }
         return true
     }
 
