@@ -100,7 +100,13 @@ enum TestInterface {
         """
 
     static func interface(lot: ParkingLot) -> VarlinkInterface {
-        VarlinkInterface(
+        // A reply of `bytes` bytes, counted.
+        let big: @Sendable (VarlinkCall, VarlinkConnectionContext) throws -> [String: JSONValue] = { call, _ in
+            lot.noteBigCall()
+            let bytes = try call.parameters.requiredInteger("bytes")
+            return ["value": .string(String(repeating: "b", count: Int(bytes)))]
+        }
+        return VarlinkInterface(
             name: name, description: description,
             methods: [
                 .synchronous("Echo") { call, _ in call.parameters },
@@ -135,16 +141,8 @@ enum TestInterface {
                     throw VarlinkCallError(name: "org.example.test.Boom", parameters: ["why": "asked"])
                 },
                 .synchronous("Crash") { _, _ in throw UnexpectedTestFailure() },
-                .synchronous("Big") { call, _ in
-                    lot.noteBigCall()
-                    let bytes = try call.parameters.requiredInteger("bytes")
-                    return ["value": .string(String(repeating: "b", count: Int(bytes)))]
-                },
-                .synchronous("BigRead") { call, _ in
-                    lot.noteBigCall()
-                    let bytes = try call.parameters.requiredInteger("bytes")
-                    return ["value": .string(String(repeating: "b", count: Int(bytes)))]
-                }.startingAfterEarlierCalls(),
+                .synchronous("Big", big),
+                .synchronous("BigRead", big).startingAfterEarlierCalls(),
                 .synchronous("WhoAmI") { _, connection in
                     guard let peer = connection.peer else { throw VarlinkCallError.permissionDenied }
                     return [
