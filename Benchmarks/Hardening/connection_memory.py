@@ -3,6 +3,7 @@
 
   connection_memory.py gets SOCKET PID      1,000 pipelined Gets of a 1 MiB value, read slowly
   connection_memory.py slowloris SOCKET PID 100 connections each sending part of a 4 MiB message
+  connection_memory.py set-gets SOCKET PID  as gets, the Gets sent right behind a Set on the same connection
 
 Prints the idle RSS, the peak RSS sampled while the attack runs, and the difference, in MiB.
 """
@@ -27,16 +28,17 @@ def recv_one(sock, buf):
     msg, _, buf[0] = buf[0].partition(b"\0")
     return msg
 
-def gets(path, pid):
+def gets(path, pid, behind_a_set=False):
     s = socket.socket(socket.AF_UNIX); s.connect(path)
     buf = [b""]
     call(s, "io.propd.Set", {"values": {"bench.big": "m" * (1 << 20)}}); recv_one(s, buf)
     idle = rss(pid)
     one = json.dumps({"method": "io.propd.Get", "parameters": {"keys": ["bench.big"]}}).encode() + b"\0"
-    s.sendall(one * 1000)
+    first = json.dumps({"method": "io.propd.Set", "parameters": {"values": {"bench.small": 1}}}).encode() + b"\0"
+    s.sendall((first if behind_a_set else b"") + one * 1000)
     time.sleep(1.0)  # let the daemon do all it will before anything is read
     peak = rss(pid)
-    for i in range(1000):
+    for i in range(1001 if behind_a_set else 1000):
         recv_one(s, buf)
         if i % 20 == 0:
             peak = max(peak, rss(pid))
@@ -70,5 +72,8 @@ def slowloris(path, pid):
 
 if __name__ == "__main__":
     mode, path, pid = sys.argv[1], sys.argv[2], int(sys.argv[3])
-    idle, peak = (gets if mode == "gets" else slowloris)(path, pid)
+    if mode == "set-gets":
+        idle, peak = gets(path, pid, behind_a_set=True)
+    else:
+        idle, peak = (gets if mode == "gets" else slowloris)(path, pid)
     print(f"{mode}: idle {idle / 2**20:.1f} MiB, peak {peak / 2**20:.1f} MiB, above idle {(peak - idle) / 2**20:.1f} MiB")

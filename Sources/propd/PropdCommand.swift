@@ -53,6 +53,7 @@ struct PropdCommand: AsyncParsableCommand {
             historyPerKey: historyPerKey)
         if check {
             let (checked, errors) = ConfigurationCheck.run(environment: environment, uid: getuid(), flags: flags)
+            for warning in checked.warnings { FileHandle.standardError.write(Data("propd: warning: \(warning)\n".utf8)) }
             for error in errors { FileHandle.standardError.write(Data("propd: \(error)\n".utf8)) }
             guard errors.isEmpty else { throw ExitCode(1) }
             let config = checked.configFile ?? "no config file (defaults)"

@@ -8,6 +8,8 @@ public enum ConfigurationCheck {
         public var configFile: String?
         public var bindingsDirectory: String?
         public var bindings: Int
+        /// Settings given that have no effect (``DaemonConfiguration/ignoredSettings``).
+        public var warnings: [String] = []
     }
 
     /// Every problem as `FILE:LINE:COLUMN: message`; empty when both are valid.
@@ -31,7 +33,9 @@ public enum ConfigurationCheck {
         let directory = configuration.bindingsDirectory
         let files = BindingDirectory.read(directory)
         return (
-            Checked(configFile: configuration.configFile, bindingsDirectory: directory, bindings: files.entries.count),
+            Checked(
+                configFile: configuration.configFile, bindingsDirectory: directory, bindings: files.entries.count,
+                warnings: configuration.ignoredSettings),
             files.check(directory: directory)
         )
     }

@@ -11,7 +11,6 @@ public struct ConfigurationLimits: Sendable, Hashable {
         case maxMessageBytes = "max-message-bytes"
         case maxConnections = "max-connections"
         case maxConnectionsPerUID = "max-connections-per-uid"
-        case maxSubscriptionsPerConnection = "max-subscriptions-per-connection"
         case maxPatternsPerSubscription = "max-patterns-per-subscription"
         case maxEvaluationSteps = "max-evaluation-steps"
         case maxDerivedPerRevision = "max-derived-per-revision"
@@ -24,7 +23,7 @@ public struct ConfigurationLimits: Sendable, Hashable {
             // A message must hold at least a small call; beyond 1 GiB one
             // client could take the daemon's memory.
             case .maxMessageBytes: return 4096...(1 << 30)
-            case .maxConnections, .maxConnectionsPerUID, .maxSubscriptionsPerConnection, .maxPatternsPerSubscription:
+            case .maxConnections, .maxConnectionsPerUID, .maxPatternsPerSubscription:
                 return 1...1_000_000
             case .maxEvaluationSteps: return 1000...(1 << 40)
             case .maxDerivedPerRevision: return 1...100_000_000
@@ -41,8 +40,6 @@ public struct ConfigurationLimits: Sendable, Hashable {
     /// Open client connections at once (default 1024). Further connections are
     /// closed at once, so the listener never stalls.
     public var maxConnections: Int
-    /// Subscribe calls streaming at once on one connection (default 64).
-    public var maxSubscriptionsPerConnection: Int
     /// Patterns in one Subscribe call (default 256).
     public var maxPatternsPerSubscription: Int
     /// The work one closure call of a binding may do (default 2^26 steps);
@@ -72,24 +69,27 @@ public struct ConfigurationLimits: Sendable, Hashable {
             maxRecomputationsPerRevision: maxDerivedPerRevision)
     }
 
-    /// 8 MiB messages, 1024 connections, 64 subscriptions per connection,
-    /// 256 patterns per subscription.
+    /// 8 MiB messages, 1024 connections, 256 patterns per subscription.
     public static let defaults = ConfigurationLimits(
         maxMessageBytes: 8 * 1024 * 1024,
         maxConnections: 1024,
-        maxSubscriptionsPerConnection: 64,
         maxPatternsPerSubscription: 256
     )
 
-    public init(
-        maxMessageBytes: Int, maxConnections: Int, maxSubscriptionsPerConnection: Int,
-        maxPatternsPerSubscription: Int
-    ) {
+    public init(maxMessageBytes: Int, maxConnections: Int, maxPatternsPerSubscription: Int) {
         self.maxMessageBytes = maxMessageBytes
         self.maxConnections = maxConnections
-        self.maxSubscriptionsPerConnection = maxSubscriptionsPerConnection
         self.maxPatternsPerSubscription = maxPatternsPerSubscription
     }
+
+    /// Names a config file's `limits:` may still give that have no effect,
+    /// with why: accepted so that a file written for an earlier propd keeps
+    /// working, and logged as a warning.
+    public static let retired: [String: String] = [
+        "max-subscriptions-per-connection":
+            "a connection carries one Subscribe stream at a time (Varlink answers a connection's calls in order, "
+            + "so a second Subscribe waits until the first stream ends); open a connection per stream"
+    ]
 
     /// One limit by name, for tables and `LimitExceeded` replies.
     public subscript(limit: Limit) -> Int {
@@ -98,7 +98,6 @@ public struct ConfigurationLimits: Sendable, Hashable {
             case .maxMessageBytes: return maxMessageBytes
             case .maxConnections: return maxConnections
             case .maxConnectionsPerUID: return maxConnectionsPerUID
-            case .maxSubscriptionsPerConnection: return maxSubscriptionsPerConnection
             case .maxPatternsPerSubscription: return maxPatternsPerSubscription
             case .maxEvaluationSteps: return maxEvaluationSteps
             case .maxDerivedPerRevision: return maxDerivedPerRevision
@@ -111,7 +110,6 @@ public struct ConfigurationLimits: Sendable, Hashable {
             case .maxMessageBytes: maxMessageBytes = newValue
             case .maxConnections: maxConnections = newValue
             case .maxConnectionsPerUID: maxConnectionsPerUID = newValue
-            case .maxSubscriptionsPerConnection: maxSubscriptionsPerConnection = newValue
             case .maxPatternsPerSubscription: maxPatternsPerSubscription = newValue
             case .maxEvaluationSteps: maxEvaluationSteps = newValue
             case .maxDerivedPerRevision: maxDerivedPerRevision = newValue

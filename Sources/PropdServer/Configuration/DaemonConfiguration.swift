@@ -23,6 +23,9 @@ public struct DaemonConfiguration: Sendable {
     public var access: AccessPolicy
     /// The config file read, or nil when none was (SIGHUP reads it again).
     public var configFile: String?
+    /// Settings of the config file that have no effect, each with why
+    /// (``ConfigurationFile/ignored``), for a warning at start and reload.
+    public var ignoredSettings: [String] = []
 
     public static let defaultHistoryPerKey = 100
     public static let defaultLogLevel = Logger.Level.info

@@ -21,6 +21,7 @@ public enum Daemon {
         // Signals propd gives no meaning: ignored, not fatal (their default).
         signal(SIGUSR1, SIG_IGN)
         signal(SIGUSR2, SIG_IGN)
+        for setting in configuration.ignoredSettings { logger.warning("setting ignored: \(setting)") }
         let notifier = SystemdNotifier(environment: environment)
         let listenAddress: ListenAddress
         do {
@@ -60,9 +61,7 @@ public enum Daemon {
         let serverReference = ServerReference()
         var interface = IOPropdInterface(
             service: service,
-            limits: InterfaceLimits(
-                subscriptionsPerConnection: configuration.limits.maxSubscriptionsPerConnection,
-                patternsPerSubscription: configuration.limits.maxPatternsPerSubscription),
+            limits: InterfaceLimits(patternsPerSubscription: configuration.limits.maxPatternsPerSubscription),
             access: reloader.access,
             connections: { serverReference.connectionCount })
         interface.runReload = { await reloader.reload() }
@@ -109,10 +108,7 @@ public enum Daemon {
                 maximumConnectionsPerUser: new.limits.maxConnectionsPerUID,
                 maximumPartialMessageBytes: new.limits.maxPartialMessageBytes,
                 messageTimeout: .seconds(new.limits.maxMessageSeconds))
-            interface.updateLimits(
-                InterfaceLimits(
-                    subscriptionsPerConnection: new.limits.maxSubscriptionsPerConnection,
-                    patternsPerSubscription: new.limits.maxPatternsPerSubscription))
+            interface.updateLimits(InterfaceLimits(patternsPerSubscription: new.limits.maxPatternsPerSubscription))
         }
 
         let supervisor = Supervisor(

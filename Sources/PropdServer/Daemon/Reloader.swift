@@ -104,6 +104,7 @@ final class Reloader: Sendable {
             outcome.applied = old.settingsChangedLive(toBecome: new)
             apply(new)
             configuration.withLock { $0 = new }
+            for setting in new.ignoredSettings { logger.warning("setting ignored: \(setting)") }
             if !kept.isEmpty {
                 logger.warning("restart propd to change these settings", metadata: ["settings": "\(kept)"])
             }

@@ -39,12 +39,8 @@ extension IOPropdInterface {
         } catch {
             return stream.finish(throwing: error)
         }
-        guard subscriptions.acquire(connection.id, maximum: limits.subscriptionsPerConnection) else {
-            return stream.finish(
-                throwing: WireCoding.limitExceeded("max-subscriptions-per-connection", maximum: limits.subscriptionsPerConnection))
-        }
-        let counter = subscriptions
-        let connectionID = connection.id
+        // No count per connection: Varlink answers a connection's calls in
+        // order, so a connection streams one Subscribe at a time.
         let reader = SubscriptionReader(access: access, peer: connection.peer, patterns: request.patterns)
         Task { [service] in
             let subscription: Subscription
@@ -53,15 +49,11 @@ extension IOPropdInterface {
             } catch SubscriptionError.hubClosed {
                 // The daemon is stopping: end the stream as every live one
                 // ends then, so a client resumes after the restart.
-                counter.release(connectionID)
                 return stream.finish()
             } catch {
-                counter.release(connectionID)
                 return stream.finish(throwing: Self.error(error))
             }
-            SubscriptionPump(subscription: subscription, stream: stream, reader: reader) {
-                counter.release(connectionID)
-            }.start()
+            SubscriptionPump(subscription: subscription, stream: stream, reader: reader).start()
         }
     }
 
@@ -89,26 +81,20 @@ final class SubscriptionPump: Sendable {
     let subscription: Subscription
     let stream: VarlinkReplyStream
     let reader: SubscriptionReader
-    let ended: @Sendable () -> Void
 
-    init(
-        subscription: Subscription, stream: VarlinkReplyStream, reader: SubscriptionReader,
-        ended: @escaping @Sendable () -> Void
-    ) {
+    init(subscription: Subscription, stream: VarlinkReplyStream, reader: SubscriptionReader) {
         self.subscription = subscription
         self.stream = stream
         self.reader = reader
-        self.ended = ended
     }
 
     /// Wires the pump between the two ends. The handlers hold the pump
     /// strongly (nothing else does) until the stream terminates: then the
     /// stream drops its handlers and the subscription's is replaced here.
     func start() {
-        stream.onTermination { [subscription, ended] in
+        stream.onTermination { [subscription] in
             subscription.onReady {}
             subscription.cancel()
-            ended()
         }
         subscription.onReady { self.schedule() }
         stream.onWritabilityChange { writable in

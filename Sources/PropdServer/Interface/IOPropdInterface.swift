@@ -6,15 +6,12 @@ public import PropdVarlink
 /// Limits the io.propd handlers enforce, each answered with
 /// `LimitExceeded(limit, maximum)`.
 public struct InterfaceLimits: Sendable, Hashable {
-    /// Subscriptions one connection may hold at once.
-    public var subscriptionsPerConnection: Int
     /// Patterns one `Subscribe` may name.
     public var patternsPerSubscription: Int
     /// Keys one `Set`, `Delete` or `Get` may name.
     public var keysPerCall: Int
 
-    public init(subscriptionsPerConnection: Int = 64, patternsPerSubscription: Int = 256, keysPerCall: Int = 65_536) {
-        self.subscriptionsPerConnection = subscriptionsPerConnection
+    public init(patternsPerSubscription: Int = 256, keysPerCall: Int = 65_536) {
         self.patternsPerSubscription = patternsPerSubscription
         self.keysPerCall = keysPerCall
     }
@@ -35,7 +32,6 @@ public struct IOPropdInterface: Sendable {
     /// The limits in force (a reload may change them).
     var limits: InterfaceLimits { liveLimits.current.withLock { $0 } }
     let access: any AccessCheck
-    let subscriptions: SubscriptionCounter
     let order = ConnectionOrder()
     /// Set when writes are committed on the event loop that received them
     /// (durability `normal`; with `full` a commit waits for an fsync, which
@@ -54,7 +50,6 @@ public struct IOPropdInterface: Sendable {
         self.service = service
         self.liveLimits = LiveInterfaceLimits(limits)
         self.access = access
-        self.subscriptions = SubscriptionCounter()
         self.connections = connections
         self.tickCommit = service.store.configuration.durability == .normal ? TickCommit(service.commitPending) : nil
     }
@@ -64,23 +59,25 @@ public struct IOPropdInterface: Sendable {
         VarlinkInterface(
             name: "io.propd", description: ioPropdDescription,
             methods: [
+                // Reads of possibly large replies are made one at a time as the
+                // connection has room (see VarlinkMethod.startingAfterEarlierCalls).
                 .responding("Get") { call, connection, responder in
                     afterWrites(connection, responder) { () throws(VarlinkCallError) in try get(call, connection) }
-                },
+                }.startingAfterEarlierCalls(),
                 .responding("List") { call, connection, responder in
                     afterWrites(connection, responder) { () throws(VarlinkCallError) in try list(call, connection) }
-                },
+                }.startingAfterEarlierCalls(),
                 .responding("Set") { call, connection, responder in set(call, connection, responder) },
                 .responding("Delete") { call, connection, responder in delete(call, connection, responder) },
                 .streaming("Subscribe") { call, connection, stream in subscribe(call, connection, stream) },
                 .responding("History") { call, connection, responder in
                     afterWrites(connection, responder) { () throws(VarlinkCallError) in try history(call, connection) }
-                },
+                }.startingAfterEarlierCalls(),
                 .responding("Bind") { call, connection, responder in bind(call, connection, responder) },
                 .responding("Unbind") { call, connection, responder in unbind(call, connection, responder) },
                 .responding("Bindings") { call, connection, responder in
                     afterWrites(connection, responder) { () throws(VarlinkCallError) in try bindings(call, connection) }
-                },
+                }.startingAfterEarlierCalls(),
                 .responding("Stats") { _, connection, responder in
                     afterWrites(connection, responder) { () throws(VarlinkCallError) in try stats() }
                 },

@@ -12,9 +12,22 @@ enum DatabaseInspection {
     /// Throws when the file must not be opened for writing; returns quietly
     /// for a missing or empty file (a new database) and for propd's own.
     static func check(path: String) throws(StoreError) {
-        if FileManager.default.fileExists(atPath: path + "-journal") { try rollBackLeftoverJournal(path: path) }
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            if FileManager.default.fileExists(atPath: path) {
+        if FileManager.default.fileExists(atPath: path + "-journal") {
+            // What the file is once its journal is rolled back is checked on
+            // a copy first: a file that is then refused stays as it was.
+            try LeftoverJournal.inspectRolledBackCopy(of: path) { copy throws(StoreError) in
+                try check(inspecting: copy, naming: path)
+            }
+            try LeftoverJournal.rollBack(path: path)
+        }
+        try check(inspecting: path, naming: path)
+    }
+
+    /// Checks the file at `inspected`, naming `path` in its errors (the same
+    /// file, or a copy of it).
+    private static func check(inspecting inspected: String, naming path: String) throws(StoreError) {
+        guard let handle = FileHandle(forReadingAtPath: inspected) else {
+            if FileManager.default.fileExists(atPath: inspected) {
                 throw .cannotOpen(path: path, message: "the file cannot be read")
             }
             return
@@ -26,7 +39,7 @@ enum DatabaseInspection {
 
         let applied: [String]
         do {
-            applied = try appliedMigrations(path: path)
+            applied = try appliedMigrations(inspecting: inspected, naming: path)
         } catch let error as StoreError {
             throw error
         } catch {
@@ -39,32 +52,13 @@ enum DatabaseInspection {
         }
     }
 
-    /// A rollback journal beside the database is a write that was cut off
-    /// (a crash or power cut before its commit): SQLite rolls it back when a
-    /// connection that may write first reads the file, which restores the
-    /// file as it was before that write. Only then is the file what it is.
-    private static func rollBackLeftoverJournal(path: String) throws(StoreError) {
-        var connection: OpaquePointer?
-        defer { sqlite3_close_v2(connection) }
-        var code = sqlite3_open_v2(path, &connection, SQLITE_OPEN_READWRITE, nil)
-        if code == SQLITE_OK, let connection {
-            code = sqlite3_exec(connection, "PRAGMA schema_version", nil, nil, nil)
-        }
-        guard code != SQLITE_OK else { return }
-        let message = connection.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) } ?? "error \(code)"
-        throw .cannotOpen(
-            path: path,
-            message: "it has a rollback journal left by an interrupted write (\(path)-journal), "
-                + "which SQLite could not roll back: \(message)")
-    }
-
     /// The migrations recorded in the file; `[]` for a database without tables.
-    private static func appliedMigrations(path: String) throws -> [String] {
+    private static func appliedMigrations(inspecting inspected: String, naming path: String) throws -> [String] {
         // Without a WAL there is nothing but the main file to read, and
         // `immutable` reads it without creating `-shm`. With a WAL (another
         // process has it open, or it crashed), a plain read-only open uses it.
-        let hasWAL = FileManager.default.fileExists(atPath: path + "-wal")
-        let encoded = path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? path
+        let hasWAL = FileManager.default.fileExists(atPath: inspected + "-wal")
+        let encoded = inspected.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? path
         let uri = "file:\(encoded)?\(hasWAL ? "mode=ro" : "immutable=1")"
         var connection: OpaquePointer?
         defer { sqlite3_close_v2(connection) }
@@ -86,6 +80,12 @@ enum DatabaseInspection {
                 connection, "SELECT name FROM meta WHERE name IN ('revision', 'history_horizon') AND typeof(value) = 'integer'")
             guard Set(counters) == ["revision", "history_horizon"] else {
                 throw StoreError.corrupt(path: path, message: "the meta table lacks the revision counters")
+            }
+            // The revision opening starts from, read as opening reads it
+            // (a damaged history fails here rather than after the file was
+            // put in WAL mode).
+            if tables.contains("history") {
+                _ = try strings(connection, PropertyStore.committedRevisionSQL)
             }
         }
         return applied

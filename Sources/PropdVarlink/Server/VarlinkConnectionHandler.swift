@@ -200,6 +200,13 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
         if slots.count >= configuration.maximumStartedCallsPerConnection { return false }
         if let context, !context.channel.isWritable, case .call = item { return false }
         if case .call(let call) = item, call.more { return slots.isEmpty }
+        // A read of possibly large replies waits until nothing before it
+        // runs, so that behind a write the reads are made one at a time.
+        if case .call(let call) = item, !slots.isEmpty, case .success(let method) = registry.resolve(call.method),
+            method.startsAfterEarlierCalls
+        {
+            return !slots.contains { if case .answered = $0 { false } else { true } }
+        }
         return true
     }
 
@@ -320,6 +327,15 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
             while let next = waiting.first, canStart(next) {
                 waiting.removeFirst()
                 start(next)
+                // A call answered at once (a read) is written before the
+                // next starts: a large reply turns the connection unwritable,
+                // which holds the next call back, so the replies held for a
+                // slow reader stay within the outbound high-water mark
+                // instead of a full window of started calls.
+                if case .answered? = slots.first {
+                    drainAgain = true
+                    break
+                }
             }
         } while drainAgain
         if quiescing, (slots.isEmpty && waiting.isEmpty) || streamActive {

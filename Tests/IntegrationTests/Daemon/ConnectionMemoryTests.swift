@@ -68,8 +68,11 @@ import Glibc
         }
         #expect(replies >= 500)
         // Unbounded, the replies of the whole burst were held at once (500 MiB);
-        // what remains is the allocator's freed memory (see BENCHMARKS.md).
-        #expect(largest - idle < 256 * 1024 * 1024, "RSS grew by \((largest - idle) >> 20) MiB")
+        // with a window of started calls, 128 replies (135 MiB). A Get is
+        // answered at once and written before the next starts, so a reply
+        // that fills the outbound buffer holds the rest back (issue's target:
+        // 64 MiB above idle; see BENCHMARKS.md).
+        #expect(largest - idle < 64 * 1024 * 1024, "RSS grew by \((largest - idle) >> 20) MiB")
         daemon.signal(SIGTERM)
         #expect(try await daemon.exit(timeout: .seconds(30)) == .exited(0))
     }
