@@ -204,7 +204,7 @@ final class GroupCommit: Sendable {
         _ batch: [WriteJob], db: Database, statements: WriterStatements, observer: Observer?, resumeInline: Bool
     ) {
         let startRevision = state.withLock { $0.revision }
-        let failure = BatchFailure()
+        let storage = SQLiteWriteBatch(db: db, statements: statements, path: path)
         var revision = startRevision
         var committed: [(changeSet: ChangeSet, completion: WriteJob.Completion)] = []
         committed.reserveCapacity(batch.count)
@@ -217,19 +217,18 @@ final class GroupCommit: Sendable {
             try statements.begin.execute()
             for job in batch {
                 if job.needsSavepoint { try statements.savepoint.execute() }
-                var transaction = WriteTransaction(
-                    db: db, statements: statements, revision: revision.next, path: path, batch: failure)
+                var transaction = WriteTransaction(storage: storage, revision: revision.next)
                 let completion = job.run(&transaction)
                 ran += 1
                 if let completion {
                     // Appended first: from here on, this caller is answered by the batch's outcome.
                     committed.append((transaction.changeSet, completion))
                     if job.resumesTask { resumingTasks += 1 }
-                    if let storageFailure = failure.failure { throw storageFailure }
+                    if let storageFailure = storage.storageFailure { throw storageFailure }
                     if job.needsSavepoint { try statements.release.execute() }
                     revision = revision.next
                 } else {
-                    if let storageFailure = failure.failure { throw storageFailure }
+                    if let storageFailure = storage.storageFailure { throw storageFailure }
                     if job.needsSavepoint {
                         try statements.rollbackToSavepoint.execute()
                         try statements.release.execute()

@@ -1,11 +1,9 @@
 import GRDB
-public import PropdCore
+import PropdCore
 
-extension WriteTransaction {
-    /// The existing keys matching `pattern`, sorted, including changes made
-    /// earlier in this batch. Scans only the keys under the pattern's
-    /// literal prefix, as `List` does.
-    public func keys(matching pattern: KeyPattern) throws(StoreError) -> [Key] {
+extension SQLiteWriteBatch {
+    /// Scans only the keys under the pattern's literal prefix, as `List` does.
+    func keys(matching pattern: KeyPattern) throws(StoreError) -> [Key] {
         try run { db in
             let rows: RowCursor
             if pattern.isExactKey {

@@ -1,22 +1,19 @@
 import GRDB
-public import PropdCore
+import PropdCore
 
-extension WriteTransaction {
-    /// Records that `key`'s binding comes from the binding file `file`.
+extension SQLiteWriteBatch {
     /// The mark goes away with the binding (`removeBinding`).
-    public mutating func markFileBinding(_ key: Key, file: String) throws(StoreError) {
+    func markFileBinding(_ key: Key, file: String) throws(StoreError) {
         try execute(
             "INSERT INTO binding_files (key, file) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET file = excluded.file",
             [key.rawValue, file])
     }
 
-    /// Forgets that `key`'s binding came from a file (a client took it over).
-    public mutating func unmarkFileBinding(_ key: Key) throws(StoreError) {
+    func unmarkFileBinding(_ key: Key) throws(StoreError) {
         try execute("DELETE FROM binding_files WHERE key = ?", [key.rawValue])
     }
 
-    /// The bindings that came from files, and from which file, as this transaction sees them.
-    public func fileBindings() throws(StoreError) -> [Key: String] {
+    func fileBindings() throws(StoreError) -> [Key: String] {
         try run { db in
             var marks: [Key: String] = [:]
             for row in try Row.fetchAll(db, sql: "SELECT key, file FROM binding_files") {

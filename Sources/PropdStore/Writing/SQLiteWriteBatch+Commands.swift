@@ -1,21 +1,16 @@
 import GRDB
 public import PropdCore
 
-extension WriteTransaction {
-    /// Records `command` as a command (see `schema/005_commands.sql`);
-    /// returns whether it is new.
-    @discardableResult
-    public mutating func registerCommand(_ command: Key) throws(StoreError) -> Bool {
-        let revision = self.revision.rawValue
-        return try run { db in
+extension SQLiteWriteBatch {
+    func registerCommand(_ command: Key, at revision: Revision) throws(StoreError) -> Bool {
+        try run { db in
             try db.cachedStatement(sql: "INSERT INTO commands (name, revision) VALUES (?1, ?2) ON CONFLICT (name) DO NOTHING")
-                .execute(arguments: [command.rawValue, revision])
+                .execute(arguments: [command.rawValue, revision.rawValue])
             return db.changesCount > 0
         }
     }
 
-    /// Every command, as this transaction sees them.
-    public func commandNames() throws(StoreError) -> [Key] {
+    func commandNames() throws(StoreError) -> [Key] {
         try run { db in try CommandTable.names(db, path: path) }
     }
 }
