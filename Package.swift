@@ -177,6 +177,7 @@ let package = Package(
             name: "PropdServiceTests",
             dependencies: [
                 "PropdService", "PropdStore", "PropdBindings", "PropdCore",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             swiftSettings: strictSwift6
