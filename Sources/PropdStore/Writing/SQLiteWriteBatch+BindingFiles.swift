@@ -1,4 +1,3 @@
-import GRDB
 import PropdCore
 
 extension SQLiteWriteBatch {
@@ -6,24 +5,21 @@ extension SQLiteWriteBatch {
     func markFileBinding(_ key: Key, file: String) throws(StoreError) {
         try execute(
             "INSERT INTO binding_files (key, file) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET file = excluded.file",
-            [key.rawValue, file])
+            key.rawValue, file)
     }
 
     func unmarkFileBinding(_ key: Key) throws(StoreError) {
-        try execute("DELETE FROM binding_files WHERE key = ?", [key.rawValue])
+        try execute("DELETE FROM binding_files WHERE key = ?1", key.rawValue)
     }
 
     func fileBindings() throws(StoreError) -> [Key: String] {
-        try run { db in
+        try run {
             var marks: [Key: String] = [:]
-            for row in try Row.fetchAll(db, sql: "SELECT key, file FROM binding_files") {
-                marks[try PropertyRow.key(row, 0, path: path)] = row[1]
+            try connection.statement("SELECT key, file FROM binding_files").forEachRow { row in
+                marks[try PropertyRow.key(row, 0, path: path)] = try PropertyRow.text(row, 1, "file", path: path)
+                return true
             }
             return marks
         }
-    }
-
-    private func execute(_ sql: String, _ arguments: StatementArguments) throws(StoreError) {
-        try run { db in try db.cachedStatement(sql: sql).execute(arguments: arguments) }
     }
 }
