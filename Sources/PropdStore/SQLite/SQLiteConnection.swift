@@ -7,7 +7,6 @@ import CSQLite
 /// Not `Sendable`: a connection is used by one thread at a time, which its
 /// owner guarantees (the writer's serial queue, the readers' idle list).
 final class SQLiteConnection {
-    let path: String
     private let handle: OpaquePointer
     /// Statements prepared once and kept (see ``statement(_:)``).
     private var statements: [String: SQLiteStatement] = [:]
@@ -36,7 +35,6 @@ final class SQLiteConnection {
             sqlite3_close_v2(opened)
             throw error
         }
-        self.path = path
         handle = opened
         let extended = sqlite3_extended_result_codes(opened, 1)
         guard extended == SQLITE_OK else {

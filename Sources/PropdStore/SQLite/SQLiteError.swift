@@ -40,5 +40,7 @@ struct SQLiteError: Error, Sendable, CustomStringConvertible {
     /// The primary result code (SQLITE_FULL, SQLITE_IOERR, ...).
     var primaryCode: Int32 { code & 0xFF }
 
-    var description: String { "SQLite error \(code): \(message)" }
+    var description: String {
+        "SQLite error \(code): \(message)" + (sql.map { " (in \(String(reflecting: $0)))" } ?? "")
+    }
 }
