@@ -43,9 +43,11 @@ let package = Package(
         // SQLite: migrations from schema/, properties, history, bindings, group commit.
         .target(
             name: "PropdStore",
-            dependencies: ["PropdCore", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["PropdCore", "CSQLite"],
             swiftSettings: strictSwift6
         ),
+        // The system SQLite's C API, reached only through PropdStore's SQLite/ wrapper.
+        .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         // The single writer: requests -> bindings -> one revision each -> events.
         .target(
             name: "PropdService",
@@ -180,6 +182,7 @@ let package = Package(
             name: "PropdServiceTests",
             dependencies: [
                 "PropdService", "PropdStore", "PropdBindings", "PropdCore", "PropdTestSupport",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             swiftSettings: strictSwift6

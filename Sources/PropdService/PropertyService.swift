@@ -18,7 +18,9 @@ public import PropdStore
 /// Reads (`get`, `list`, `history`, `bindings`) go straight to the store's
 /// WAL snapshots and never wait for writes.
 public final class PropertyService: Sendable {
-    public let store: PropertyStore
+    /// Where properties live: ``PropertyStore`` (SQLite) today, reached only
+    /// through the ``PropertyStorage`` seam.
+    public let store: any PropertyStorage
     public let hub: SubscriptionHub
     let engine: EngineLock
     let timers = TimerWakeup()
@@ -35,7 +37,7 @@ public final class PropertyService: Sendable {
     /// - Parameter makeClock: where time operators read the time (the wall
     ///   clock unless a test injects another).
     public init(
-        store: PropertyStore,
+        store: any PropertyStorage,
         hub: SubscriptionHub = SubscriptionHub(),
         makeClock: @Sendable () -> any BindingClock = { SystemBindingClock() },
         bindingLimits: BindingLimits = .defaults,

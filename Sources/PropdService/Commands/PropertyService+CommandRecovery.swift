@@ -7,7 +7,7 @@ extension PropertyService {
     public static let restartedExecutionError = "the daemon restarted during the execution"
 
     /// The commands the store knows, for the writer's `CommandNames`.
-    static func storedCommands(_ store: PropertyStore) throws(ServiceError) -> [Key] {
+    static func storedCommands(_ store: any PropertyStorage) throws(ServiceError) -> [Key] {
         do {
             return try store.commandNames()
         } catch {

@@ -60,7 +60,7 @@ extension WriteTransaction {
     }
 }
 
-extension PropertyStore {
+extension PropertyStorage {
     /// Every persisted binding with its operator state, from the committed state.
     func allBindings() throws(StoreError) -> [RestoredBinding] {
         let states = try bindingStates()

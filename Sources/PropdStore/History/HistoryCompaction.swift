@@ -91,12 +91,12 @@ struct HistoryCompaction {
                 }
             }
             let drop = statements.dropStaleDeletedHead
-            drop.bind(1, key.rawValue)
+            try drop.bind(1, key.rawValue)
             try drop.execute()
             step.removedRuns.append(removedRuns)
         }
         if step.horizon > horizon {
-            statements.setHorizon.bind(1, step.horizon.rawValue)
+            try statements.setHorizon.bind(1, step.horizon.rawValue)
             try statements.setHorizon.execute()
         }
         return step
@@ -148,8 +148,8 @@ struct HistoryCompaction {
     private func removeRows(before cut: Int64, of key: Key, _ statements: CompactionStatements) throws -> Int64? {
         guard let newest = try previous(of: cut, key, statements), newest < cut else { return nil }
         let end = statements.endChain
-        end.bind(1, cut)
-        end.bind(2, key.rawValue)
+        try end.bind(1, cut)
+        try end.bind(2, key.rawValue)
         try end.execute()
         var doomed: Int64? = newest
         while let revision = doomed {
@@ -158,8 +158,8 @@ struct HistoryCompaction {
             // A chain goes back in time; one that does not is damaged: stop rather than loop.
             if let older, older >= revision { break }
             let remove = statements.removeRow
-            remove.bind(1, revision)
-            remove.bind(2, key.rawValue)
+            try remove.bind(1, revision)
+            try remove.bind(2, key.rawValue)
             try remove.execute()
             doomed = older
         }
@@ -175,8 +175,8 @@ struct HistoryCompaction {
     /// when it is the oldest of its chain.
     private func previousRow(of revision: Int64, _ key: Key, _ statements: CompactionStatements) throws -> Int64?? {
         let previousOf = statements.previousOf
-        previousOf.bind(1, revision)
-        previousOf.bind(2, key.rawValue)
+        try previousOf.bind(1, revision)
+        try previousOf.bind(2, key.rawValue)
         return try previousOf.optionalInt64()
     }
 }

@@ -1,6 +1,4 @@
 import Foundation
-import GRDB
-import GRDBSQLite
 
 /// What is at a database path before propd writes anything there. Checked
 /// through a read-only SQLite connection that creates no file either (no
@@ -60,24 +58,21 @@ enum DatabaseInspection {
         let hasWAL = FileManager.default.fileExists(atPath: inspected + "-wal")
         let encoded = inspected.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? path
         let uri = "file:\(encoded)?\(hasWAL ? "mode=ro" : "immutable=1")"
-        var connection: OpaquePointer?
-        defer { sqlite3_close_v2(connection) }
-        let code = sqlite3_open_v2(uri, &connection, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nil)
-        guard code == SQLITE_OK, let connection else { throw failure(connection, code) }
+        let connection = try SQLiteConnection(path: uri, mode: .readOnly(uri: true))
 
-        let tables = try strings(
-            connection, "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+        let tables = try connection.strings(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
         if tables.isEmpty { return [] }
         guard tables.contains("grdb_migrations") else { throw StoreError.notAPropdDatabase(path: path) }
-        let applied = try strings(connection, "SELECT identifier FROM grdb_migrations")
+        let applied = try connection.strings("SELECT identifier FROM grdb_migrations")
         // What opening for writing checks next, checked here first, read-only:
         // a damaged file is refused before anything is written to it.
         if !applied.isEmpty {
             guard tables.contains("meta") else {
                 throw StoreError.corrupt(path: path, message: "the meta table is missing")
             }
-            let counters = try strings(
-                connection, "SELECT name FROM meta WHERE name IN ('revision', 'history_horizon') AND typeof(value) = 'integer'")
+            let counters = try connection.strings(
+                "SELECT name FROM meta WHERE name IN ('revision', 'history_horizon') AND typeof(value) = 'integer'")
             guard Set(counters) == ["revision", "history_horizon"] else {
                 throw StoreError.corrupt(path: path, message: "the meta table lacks the revision counters")
             }
@@ -85,30 +80,9 @@ enum DatabaseInspection {
             // (a damaged history fails here rather than after the file was
             // put in WAL mode).
             if tables.contains("history") {
-                _ = try strings(connection, PropertyStore.committedRevisionSQL)
+                _ = try connection.prepare(PropertyStore.committedRevisionSQL).int64()
             }
         }
         return applied
-    }
-
-    private static func strings(_ connection: OpaquePointer, _ sql: String) throws -> [String] {
-        var statement: OpaquePointer?
-        defer { sqlite3_finalize(statement) }
-        var code = sqlite3_prepare_v2(connection, sql, -1, &statement, nil)
-        guard code == SQLITE_OK, let statement else { throw failure(connection, code) }
-        var result: [String] = []
-        while true {
-            code = sqlite3_step(statement)
-            if code == SQLITE_DONE { return result }
-            guard code == SQLITE_ROW else { throw failure(connection, code) }
-            if let text = sqlite3_column_text(statement, 0) {
-                result.append(String(cString: text))
-            }
-        }
-    }
-
-    private static func failure(_ connection: OpaquePointer?, _ code: Int32) -> DatabaseError {
-        let message = connection.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) }
-        return DatabaseError(resultCode: ResultCode(rawValue: code), message: message)
     }
 }

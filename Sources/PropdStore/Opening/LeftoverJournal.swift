@@ -1,6 +1,4 @@
 import Foundation
-import GRDB
-import GRDBSQLite
 
 /// A rollback journal beside the database: a write that was cut off (a crash
 /// or power cut before its commit). SQLite rolls it back when a connection
@@ -41,14 +39,13 @@ enum LeftoverJournal {
     }
 
     private static func rollBack(path: String, naming named: String) throws(StoreError) {
-        var connection: OpaquePointer?
-        defer { sqlite3_close_v2(connection) }
-        var code = sqlite3_open_v2(path, &connection, SQLITE_OPEN_READWRITE, nil)
-        if code == SQLITE_OK, let connection {
-            code = sqlite3_exec(connection, "PRAGMA schema_version", nil, nil, nil)
+        let message: String
+        do {
+            try SQLiteConnection(path: path, mode: .readWrite).execute("PRAGMA schema_version")
+            return
+        } catch {
+            message = error.message
         }
-        guard code != SQLITE_OK else { return }
-        let message = connection.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) } ?? "error \(code)"
         throw .cannotOpen(
             path: named,
             message: "it has a rollback journal left by an interrupted write (\(named)-journal), "
