@@ -8,8 +8,7 @@ import Synchronization
 /// `PropdClient.serve` handlers it splits an Execute's time between the
 /// daemon and the client library.
 final class RawCommandHandler: Sendable {
-    private let stopped = Atomic<Bool>(false)
-    private let finished = DispatchSemaphore(value: 0)
+    private let thread: LoopThread
 
     /// Serves `commands` until ``stop()``.
     init(socket: String, commands: [String]) throws(BenchError) {
@@ -20,24 +19,17 @@ final class RawCommandHandler: Sendable {
         serve.append(contentsOf: #"]},"more":true}"#.utf8)
         try stream.send(serve + [0])
         stream.makeNonBlocking()
-        let loop = HandlerLoop(stream: stream, answers: answers)
-        DispatchQueue.global().async { [self] in
-            loop.run { stopped.load(ordering: .relaxed) }
-            finished.signal()
-        }
+        thread = LoopThread(HandlerLoop(stream: stream, answers: answers))
     }
 
-    func stop() {
-        stopped.store(true, ordering: .relaxed)
-        finished.wait()
-    }
+    func stop() { thread.stop() }
 }
 
 /// The handler's two connections, used by its one thread only.
 ///
 /// `@unchecked Sendable`: handed once to the Dispatch thread that runs the
 /// loop; nothing else touches them afterwards.
-private final class HandlerLoop: @unchecked Sendable {
+private final class HandlerLoop: ThreadLoop, @unchecked Sendable {
     let stream: RawConnection
     let answers: RawConnection
 

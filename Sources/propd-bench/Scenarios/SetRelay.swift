@@ -39,30 +39,22 @@ struct SetRelay {
 
 /// The relay's thread: each event of `from` is answered with a Set of `to`.
 private final class Relay: Sendable {
-    private let stopped = Atomic<Bool>(false)
-    private let finished = DispatchSemaphore(value: 0)
+    private let thread: LoopThread
 
     init(socket: String, from: String, to: String) throws(BenchError) {
-        let loop = RelayLoop(
+        thread = LoopThread(RelayLoop(
             events: try RawConnection.subscribers(1, to: from, at: socket)[0],
-            writer: try RawConnection(path: socket, nonBlocking: true), key: to)
-        DispatchQueue.global().async { [self] in
-            loop.run { stopped.load(ordering: .relaxed) }
-            finished.signal()
-        }
+            writer: try RawConnection(path: socket, nonBlocking: true), key: to))
     }
 
-    func stop() {
-        stopped.store(true, ordering: .relaxed)
-        finished.wait()
-    }
+    func stop() { thread.stop() }
 }
 
 /// The relay's two connections, used by its one thread only.
 ///
 /// `@unchecked Sendable`: handed once to the Dispatch thread that runs the
 /// loop; nothing else touches them afterwards.
-private final class RelayLoop: @unchecked Sendable {
+private final class RelayLoop: ThreadLoop, @unchecked Sendable {
     let events: RawConnection
     let writer: RawConnection
     let key: String

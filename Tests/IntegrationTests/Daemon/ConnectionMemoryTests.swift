@@ -21,16 +21,8 @@ import Glibc
     }
 
     private func start(_ dir: ScratchDirectory, config: String? = nil) async throws -> (Spawned, DaemonPaths) {
-        let paths = DaemonPaths(dir)
-        var arguments = paths.arguments
-        if let config {
-            try dir.write("propd.conf", config)
-            arguments += ["--config", dir.file("propd.conf")]
-        }
-        let inbox = try NotifyInbox(path: dir.file("notify.sock"))
-        let daemon = try PropdLaunch.start(arguments, environment: ["NOTIFY_SOCKET": inbox.path], logPath: paths.log)
-        try await daemon.ready(inbox)
-        return (daemon, paths)
+        let started = try await PropdLaunch.ready(in: dir, config: config)
+        return (started.daemon, started.paths)
     }
 
     @Test func pipelinedGetsOfALargeValueThatAreNotReadDoNotGrowTheDaemon() async throws {

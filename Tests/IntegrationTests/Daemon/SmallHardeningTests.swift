@@ -11,16 +11,8 @@ import Glibc
 /// subscriber at SIGTERM, and connections per user.
 @Suite struct SmallHardeningTests {
     private func start(_ dir: ScratchDirectory, config: String? = nil) async throws -> (Spawned, DaemonPaths, NotifyInbox) {
-        let paths = DaemonPaths(dir)
-        var arguments = paths.arguments
-        if let config {
-            try dir.write("propd.conf", config)
-            arguments += ["--config", dir.file("propd.conf")]
-        }
-        let inbox = try NotifyInbox(path: dir.file("notify.sock"))
-        let daemon = try PropdLaunch.start(arguments, environment: ["NOTIFY_SOCKET": inbox.path], logPath: paths.log)
-        try await daemon.ready(inbox)
-        return (daemon, paths, inbox)
+        let started = try await PropdLaunch.ready(in: dir, config: config)
+        return (started.daemon, started.paths, started.inbox)
     }
 
     @Test func sigusr1AndSigusr2AreIgnoredAndANumberOutOfRangeIsInvalidParameter() async throws {

@@ -89,4 +89,21 @@ enum PropdLaunch {
         }
         return try Spawned(executable: executable, arguments: arguments, environment: environment(extra), logPath: logPath)
     }
+
+    /// Starts propd in `dir` (with `config` as its propd.conf when given)
+    /// and waits for its READY=1.
+    static func ready(in dir: ScratchDirectory, config: String? = nil) async throws
+        -> (daemon: Spawned, paths: DaemonPaths, inbox: NotifyInbox)
+    {
+        let paths = DaemonPaths(dir)
+        var arguments = paths.arguments
+        if let config {
+            try dir.write("propd.conf", config)
+            arguments += ["--config", dir.file("propd.conf")]
+        }
+        let inbox = try NotifyInbox(path: dir.file("notify.sock"))
+        let daemon = try start(arguments, environment: ["NOTIFY_SOCKET": inbox.path], logPath: paths.log)
+        try await daemon.ready(inbox)
+        return (daemon, paths, inbox)
+    }
 }
