@@ -203,12 +203,7 @@ import Glibc
         let raw = try RawSocket(path: s.path)
         let calls = 60
         raw.send(String(repeating: String.call("org.example.test.Big", #"{"bytes":300000}"#), count: calls))
-        var read = 0
-        var ahead = 0
-        while read < calls, raw.replies(1).count == 1 {
-            read += 1
-            ahead = max(ahead, s.lot.bigCallCount - read)
-        }
+        let (read, ahead) = readOneByOne(calls, from: raw, counting: s.lot)
         #expect(read == calls)
         #expect(ahead <= 8, "\(ahead) replies were made ahead of the reader")
         try await s.stop()
@@ -228,15 +223,22 @@ import Glibc
         try await withTimeout { await s.lot.waitForResponders([1]) }
         s.lot.responder(1)?.succeed(["parked": 1])
         #expect(raw.replies(1).first?.parameters == ["parked": 1])
+        let (read, ahead) = readOneByOne(calls, from: raw, counting: s.lot)
+        #expect(read == calls)
+        #expect(ahead <= 8, "\(ahead) replies were made ahead of the reader")
+        try await s.stop()
+    }
+
+    /// Reads up to `calls` replies one at a time; how many were read, and
+    /// the most replies the server had made beyond those read.
+    private func readOneByOne(_ calls: Int, from raw: RawSocket, counting lot: ParkingLot) -> (read: Int, ahead: Int) {
         var read = 0
         var ahead = 0
         while read < calls, raw.replies(1).count == 1 {
             read += 1
-            ahead = max(ahead, s.lot.bigCallCount - read)
+            ahead = max(ahead, lot.bigCallCount - read)
         }
-        #expect(read == calls)
-        #expect(ahead <= 8, "\(ahead) replies were made ahead of the reader")
-        try await s.stop()
+        return (read, ahead)
     }
 
     @Test func aStreamingMethodCalledWithoutMoreIsExpectedMore() async throws {

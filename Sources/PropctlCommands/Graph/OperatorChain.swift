@@ -9,7 +9,6 @@ enum OperatorChain {
         var operators: [String] = []
         var i = 0
         var depth = 0
-        var inString = false
         // A leading combinator: combineLatest(...) or merge(...).
         let head = identifier(in: chars, from: skipBlanks(chars, 0))
         if ["combineLatest", "merge"].contains(head.name), nextNonBlank(chars, head.end) == "(" {
@@ -17,14 +16,10 @@ enum OperatorChain {
         }
         while i < chars.count {
             let c = chars[i]
-            if inString {
-                if c == "\\" { i += 2; continue }
-                if c == "\"" { inString = false }
-                i += 1
-                continue
-            }
             switch c {
-            case "\"": inString = true
+            case "\"":
+                i = stringEnd(chars, from: i)
+                continue
             case "(", "[", "{": depth += 1
             case ")", "]", "}": depth -= 1
             case "." where depth == 0:
@@ -49,18 +44,10 @@ enum OperatorChain {
         var named: [String: Int] = [:]
         var untilCount: [String: Int] = [:]
         var i = 0
-        var inString = false
         while i < chars.count {
             let c = chars[i]
-            if inString {
-                if c == "\\" { i += 2; continue }
-                if c == "\"" { inString = false }
-                i += 1
-                continue
-            }
             if c == "\"" {
-                inString = true
-                i += 1
+                i = stringEnd(chars, from: i)
                 continue
             }
             guard isKeyCharacter(c), i == 0 || !isKeyCharacter(chars[i - 1]) else {
@@ -91,6 +78,18 @@ enum OperatorChain {
             i = end
         }
         return Set(untilCount.filter { named[$0.key] == $0.value }.keys)
+    }
+
+    /// The index after the string literal that opens at `start` (a `"`),
+    /// escapes skipped.
+    private static func stringEnd(_ chars: [Character], from start: Int) -> Int {
+        var i = start + 1
+        while i < chars.count {
+            if chars[i] == "\\" { i += 2; continue }
+            if chars[i] == "\"" { return i + 1 }
+            i += 1
+        }
+        return chars.count
     }
 
     private static func isKeyCharacter(_ c: Character) -> Bool {
