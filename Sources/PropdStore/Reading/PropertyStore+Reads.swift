@@ -26,19 +26,7 @@ extension PropertyStore {
         try readConnections.read { connection in
             let revision = try Self.committedRevision(connection)
             let select = "SELECT \(PropertyRow.selectColumns) FROM \(PropertyRow.fromClause)"
-            let statement: SQLiteStatement
-            if let pattern, pattern.isExactKey {
-                statement = try connection.statement("\(select) WHERE p.key = ?1")
-                try statement.bind(1, pattern.rawValue)
-            } else if let pattern, !pattern.literalPrefix.isEmpty {
-                // Keys under `prefix.`: from "prefix." up to (excluding) "prefix/" ('/' follows '.').
-                let prefix = pattern.literalPrefix
-                statement = try connection.statement("\(select) WHERE p.key >= ?1 AND p.key < ?2 ORDER BY p.key")
-                try statement.bind(1, prefix + ".")
-                try statement.bind(2, prefix + "/")
-            } else {
-                statement = try connection.statement("\(select) ORDER BY p.key")
-            }
+            let statement = try connection.statement(select, keysIn: "p.key", matching: pattern)
             var properties: [Property] = []
             let maximum = limit ?? Int.max
             guard maximum > 0 else { return (properties, revision) }
