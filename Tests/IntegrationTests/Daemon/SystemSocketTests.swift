@@ -54,9 +54,19 @@ import Glibc
         let dir = try ScratchDirectory("socket-fallback")
         let createdRunDirectory = !exists("/run/propd")
         if createdRunDirectory { mkdir("/run/propd", 0o755) }
+        // A /run/propd left by a root propd started by hand is private
+        // (0700); the unit makes it 0750 with the daemon's group. Here the
+        // test user must reach the socket: 0755 while the test runs.
+        var before = stat()
+        let hadMode = stat("/run/propd", &before) == 0
+        chmod("/run/propd", 0o755)
         defer {
             unlink(Self.systemSocket)
-            if createdRunDirectory { rmdir("/run/propd") }
+            if createdRunDirectory {
+                rmdir("/run/propd")
+            } else if hadMode {
+                chmod("/run/propd", before.st_mode & 0o7777)
+            }
         }
         let paths = DaemonPaths(dir)
         let inbox = try NotifyInbox(path: dir.file("notify.sock"))
