@@ -49,9 +49,11 @@ let package = Package(
         // SQLite: migrations from schema/, properties, history, bindings, group commit.
         .target(
             name: "PropdStore",
-            dependencies: ["PropdCore", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["PropdCore", "CSQLite"],
             swiftSettings: strictSwift6
         ),
+        // The system SQLite's C API, reached only through PropdStore's SQLite/ wrapper.
+        .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         // The single writer: requests -> bindings -> one revision each -> events.
         .target(
             name: "PropdService",
@@ -157,7 +159,7 @@ let package = Package(
         .testTarget(
             name: "PropdStoreTests",
             dependencies: [
-                "PropdStore", "PropdCore",
+                "PropdStore", "PropdCore", "PropdTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
@@ -165,7 +167,10 @@ let package = Package(
         ),
         .testTarget(
             name: "PropdBindingsTests",
-            dependencies: ["PropdBindings", "PropdCore", .product(name: "PropertyBased", package: "swift-property-based")],
+            dependencies: [
+                "PropdBindings", "PropdCore", "PropdTestSupport",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ],
             swiftSettings: strictSwift6
         ),
         .testTarget(
@@ -182,7 +187,8 @@ let package = Package(
         .testTarget(
             name: "PropdServiceTests",
             dependencies: [
-                "PropdService", "PropdStore", "PropdBindings", "PropdCore",
+                "PropdService", "PropdStore", "PropdBindings", "PropdCore", "PropdTestSupport",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             swiftSettings: strictSwift6

@@ -21,15 +21,18 @@ public struct Propctl: AsyncParsableCommand {
               propctl watch 'room.**'
               propctl bind room.fahrenheit 'room.temp.map { $0 * 9 / 5 + 32 }'
               propctl dump > backup.json && propctl load backup.json
+              propctl serve login.submit -- ./check-password.sh
+              propctl exec login.submit '{"account": "ada", "password": "secret"}'
 
             Exit codes: 0 success, 1 error from the daemon, 2 usage error, \
-            3 daemon unreachable.
+            3 daemon unreachable, 4 a derived key read (get) is in an evaluation error.
             """,
         version: "0.1.0",
         subcommands: [
             SetCommand.self, GetCommand.self, DelCommand.self, ListCommand.self, WatchCommand.self,
             HistoryCommand.self, BindCommand.self, UnbindCommand.self, BindingsCommand.self,
             GraphCommand.self, StatsCommand.self, DumpCommand.self, LoadCommand.self,
+            ReloadCommand.self, ExecCommand.self, ServeCommand.self,
         ])
 
     // Declared here too so that `propctl --json list` parses; each command
@@ -44,7 +47,7 @@ public struct Propctl: AsyncParsableCommand {
         StandardStreams.ignoreBrokenPipeSignal()
         let command: any ParsableCommand
         do {
-            command = try parseAsRoot(arguments)
+            command = try await asyncParseAsRoot(arguments)
         } catch {
             exitForParseFailure(error)
         }

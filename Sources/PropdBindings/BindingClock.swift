@@ -21,7 +21,7 @@ public struct BindingInstant: Sendable, Hashable, Comparable, CustomStringConver
     public var description: String { "\(milliseconds)ms" }
 }
 
-/// Where time operators (`throttle`) read the current time. The engine never
+/// Where time operators (`throttle`, `delay`, `timeout`) and expiring keys read the current time. The engine never
 /// reads a system clock itself: the service injects one, tests inject a
 /// ``ManualBindingClock`` and move it by hand.
 public protocol BindingClock {

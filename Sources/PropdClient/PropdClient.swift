@@ -8,8 +8,11 @@ public struct BindingInfo: Sendable, Hashable {
     public var sources: [String]
     /// The derived property's current evaluation error, if any.
     public var error: String?
+    /// The binding's operator state, as `Bind(…, state)` takes it back.
+    public var state: JSONValue?
 
-    public init(key: String, expression: String, sources: [String], error: String? = nil) {
+    public init(key: String, expression: String, sources: [String], error: String? = nil, state: JSONValue? = nil) {
+        self.state = state
         self.key = key
         self.expression = expression
         self.sources = sources
@@ -28,6 +31,16 @@ public struct DaemonStatistics: Sendable, Hashable {
     public var databaseBytes: Int
 }
 
+/// What a `Reload` did: the store revision after it, the errors it
+/// reported (`FILE:LINE:COLUMN: message`), and the settings it applied live
+/// or refused because they need a restart.
+public struct ReloadReply: Sendable, Hashable {
+    public var revision: Revision
+    public var errors: [String]
+    public var applied: [String]
+    public var refused: [String]
+}
+
 /// An async client of propd over its Unix socket.
 ///
 /// ```swift
@@ -37,23 +50,49 @@ public struct DaemonStatistics: Sendable, Hashable {
 /// for try await event in client.observe(["room.*"]) { print(event.key, event.value ?? "-") }
 /// ```
 ///
-/// Calls may be made concurrently; they share one connection (pipelined).
+/// Calls may be made concurrently; they share one connection (pipelined;
+/// with the `.blockingSocket` transport, they take turns).
 /// ``observe(_:since:replay:initial:coalesce:)`` opens a connection of its own.
 public final class PropdClient: Sendable {
     /// The socket this client talks to.
     public let socketPath: String
-    let connection: VarlinkConnection
+    let connection: Connection
 
-    private init(socketPath: String, connection: VarlinkConnection) {
+    /// How calls reach the daemon.
+    public enum Transport: Sendable {
+        /// SwiftNIO's event loops: calls from many tasks are pipelined on one
+        /// connection without blocking a thread. The default.
+        case eventLoop
+        /// A plain blocking socket: no event loop and no thread are started,
+        /// each call blocks its thread for the round trip. For a program that
+        /// makes a few calls and exits (propctl).
+        case blockingSocket
+    }
+
+    enum Connection: Sendable {
+        case eventLoop(VarlinkConnection)
+        case blockingSocket(VarlinkSocketConnection)
+    }
+
+    private init(socketPath: String, connection: Connection) {
         self.socketPath = socketPath
         self.connection = connection
     }
 
     /// Connects to propd at `socketPath`.
     /// - Throws: ``PropdClientError/cannotConnect(path:reason:)`` when nothing listens there.
-    public static func connect(to socketPath: String) async throws(PropdClientError) -> PropdClient {
+    public static func connect(to socketPath: String, transport: Transport = .eventLoop) async throws(PropdClientError)
+        -> PropdClient
+    {
         do {
-            return PropdClient(socketPath: socketPath, connection: try await VarlinkConnection.connect(to: socketPath))
+            switch transport {
+            case .eventLoop:
+                return PropdClient(
+                    socketPath: socketPath, connection: .eventLoop(try await VarlinkConnection.connect(to: socketPath)))
+            case .blockingSocket:
+                return PropdClient(
+                    socketPath: socketPath, connection: .blockingSocket(try VarlinkSocketConnection.connect(to: socketPath)))
+            }
         } catch {
             throw PropdClientError.from(error, path: socketPath)
         }
@@ -61,14 +100,20 @@ public final class PropdClient: Sendable {
 
     /// Closes the connection.
     public func close() async {
-        await connection.close()
+        switch connection {
+        case .eventLoop(let connection): await connection.close()
+        case .blockingSocket(let connection): connection.close()
+        }
     }
 
     func call(_ method: String, _ parameters: [String: JSONValue] = [:]) async throws(PropdClientError)
         -> [String: JSONValue]
     {
         do {
-            return try await connection.call("io.propd." + method, parameters)
+            switch connection {
+            case .eventLoop(let connection): return try await connection.call("io.propd." + method, parameters)
+            case .blockingSocket(let connection): return try connection.call("io.propd." + method, parameters)
+            }
         } catch {
             throw PropdClientError.from(error, path: socketPath)
         }
@@ -78,29 +123,44 @@ public final class PropdClient: Sendable {
 
     /// Writes every key atomically as one revision; `expect` maps keys to the
     /// revision they must still have (0: must not exist).
+    ///
+    /// - Parameter ttl: milliseconds (1 to 2^31) after which every key is
+    ///   deleted; a later Set with `ttl` restarts the clock, one without makes
+    ///   the key permanent.
     @discardableResult
-    public func set(_ values: [String: JSONValue], expect: [String: Revision] = [:]) async throws(PropdClientError)
-        -> Revision
+    public func set(_ values: [String: JSONValue], expect: [String: Revision] = [:], ttl: Int64? = nil)
+        async throws(PropdClientError) -> Revision
     {
         var parameters: [String: JSONValue] = ["values": .object(values)]
         if !expect.isEmpty { parameters["expect"] = Self.encode(expect) }
+        if let ttl { parameters["ttl"] = .integer(ttl) }
         return try WireDecoding.revision(try await call("Set", parameters), "revision")
     }
 
-    /// Deletes the keys atomically as one revision.
+    /// Deletes the keys, and every non-derived key matching `patterns`,
+    /// atomically as one revision. Patterns that match nothing (and no keys)
+    /// consume no revision: the answer is the current one.
     @discardableResult
-    public func delete(_ keys: [String], expect: [String: Revision] = [:]) async throws(PropdClientError) -> Revision {
+    public func delete(_ keys: [String], expect: [String: Revision] = [:], patterns: [String] = [])
+        async throws(PropdClientError) -> Revision
+    {
         var parameters: [String: JSONValue] = ["keys": .array(keys.map { .string($0) })]
         if !expect.isEmpty { parameters["expect"] = Self.encode(expect) }
+        if !patterns.isEmpty { parameters["patterns"] = .array(patterns.map { .string($0) }) }
         return try WireDecoding.revision(try await call("Delete", parameters), "revision")
     }
 
     /// Declares or replaces the binding of `key`; returns its sources.
+    ///
+    /// - Parameter state: a binding's operator state as ``bindings(_:)``
+    ///   returned it: the binding continues from it instead of evaluating.
     @discardableResult
-    public func bind(_ key: String, _ expression: String) async throws(PropdClientError)
+    public func bind(_ key: String, _ expression: String, state: JSONValue? = nil) async throws(PropdClientError)
         -> (revision: Revision, sources: [String])
     {
-        let reply = try await call("Bind", ["key": .string(key), "expression": .string(expression)])
+        var parameters: [String: JSONValue] = ["key": .string(key), "expression": .string(expression)]
+        if let state { parameters["state"] = state }
+        let reply = try await call("Bind", parameters)
         return (try WireDecoding.revision(reply, "revision"), try WireDecoding.strings(reply, "sources"))
     }
 
@@ -112,9 +172,12 @@ public final class PropdClient: Sendable {
 
     // MARK: Reads
 
-    /// The named properties, in the order asked.
-    public func get(_ keys: [String]) async throws(PropdClientError) -> [Property] {
-        let reply = try await call("Get", ["keys": .array(keys.map { .string($0) })])
+    /// The named properties, in the order asked; with `revision`, as they
+    /// were at that revision (from history).
+    public func get(_ keys: [String], revision: Revision? = nil) async throws(PropdClientError) -> [Property] {
+        var parameters: [String: JSONValue] = ["keys": .array(keys.map { .string($0) })]
+        if let revision { parameters["revision"] = .integer(revision.rawValue) }
+        let reply = try await call("Get", parameters)
         var properties: [Property] = []
         for object in try WireDecoding.objects(reply, "properties") { properties.append(try WireDecoding.property(object)) }
         return properties
@@ -158,9 +221,22 @@ public final class PropdClient: Sendable {
                     key: try WireDecoding.string(object, "key"),
                     expression: try WireDecoding.string(object, "expression"),
                     sources: try WireDecoding.strings(object, "sources"),
-                    error: try WireDecoding.optionalString(object, "error")))
+                    error: try WireDecoding.optionalString(object, "error"),
+                    state: object["state"]))
         }
         return bindings
+    }
+
+    /// Reads the configuration and the binding files again, as SIGHUP does;
+    /// the errors are `FILE:LINE:COLUMN: message`.
+    public func reload() async throws(PropdClientError) -> ReloadReply {
+        let reply = try await call("Reload")
+        func optionalStrings(_ name: String) throws(PropdClientError) -> [String] {
+            reply[name] == nil || reply[name] == .null ? [] : try WireDecoding.strings(reply, name)
+        }
+        return ReloadReply(
+            revision: try WireDecoding.revision(reply, "revision"), errors: try WireDecoding.strings(reply, "errors"),
+            applied: try optionalStrings("applied"), refused: try optionalStrings("refused"))
     }
 
     /// Figures of the running daemon.

@@ -20,6 +20,18 @@ public enum PropdClientError: Error, Sendable, Equatable, CustomStringConvertibl
     case limitExceeded(limit: String, maximum: Int)
     /// The daemon could not write its database (disk full, I/O error); nothing was stored.
     case storageFailure(message: String)
+    /// Commands (CONTRACT 6.2): `CMD.enabled` exists and is not `true`.
+    case commandDisabled(command: String)
+    /// An execution of the command is already running.
+    case commandBusy(command: String)
+    /// Nobody serves the command, or its handler left during the execution.
+    case noHandler(command: String)
+    /// The handler answered with an error.
+    case commandFailed(command: String, message: String)
+    /// No answer within the execution's timeout.
+    case commandTimeout(command: String)
+    /// `Complete` for an invocation that is unknown or already answered.
+    case noSuchInvocation(id: String)
     /// Any other error reply (e.g. `org.varlink.service.InvalidParameter`).
     case other(name: String, parameters: [String: JSONValue])
     /// Nothing listens at `path`: the daemon is not running, or another socket is meant.
@@ -44,6 +56,12 @@ public enum PropdClientError: Error, Sendable, Equatable, CustomStringConvertibl
         case .permissionDenied: return "io.propd.PermissionDenied"
         case .limitExceeded: return "io.propd.LimitExceeded"
         case .storageFailure: return "io.propd.StorageFailure"
+        case .commandDisabled: return "io.propd.CommandDisabled"
+        case .commandBusy: return "io.propd.CommandBusy"
+        case .noHandler: return "io.propd.NoHandler"
+        case .commandFailed: return "io.propd.CommandFailed"
+        case .commandTimeout: return "io.propd.CommandTimeout"
+        case .noSuchInvocation: return "io.propd.NoSuchInvocation"
         case .other(let name, _): return name
         case .cannotConnect: return "CannotConnect"
         case .connectionClosed: return "ConnectionClosed"
@@ -79,6 +97,16 @@ public enum PropdClientError: Error, Sendable, Equatable, CustomStringConvertibl
         case .permissionDenied(let key): return key.map { "permission denied on \($0)" } ?? "permission denied"
         case .limitExceeded(let limit, let maximum): return "limit \(limit) exceeded (maximum \(maximum))"
         case .storageFailure(let message): return "the daemon could not store the change: \(message)"
+        case .other("org.varlink.service.InvalidParameter", let parameters):
+            guard case .string(let parameter)? = parameters["parameter"] else { return "invalid parameter" }
+            if case .string(let reason)? = parameters["reason"] { return "invalid \(parameter): \(reason)" }
+            return "invalid parameter \(parameter)"
+        case .commandDisabled(let command): return "command \(command) is disabled (\(command).enabled is not true)"
+        case .commandBusy(let command): return "command \(command) is already executing"
+        case .noHandler(let command): return "no handler serves command \(command)"
+        case .commandFailed(let command, let message): return "command \(command) failed: \(message)"
+        case .commandTimeout(let command): return "command \(command) got no answer in time"
+        case .noSuchInvocation(let id): return "no open invocation \(id) (unknown, or already answered)"
         case .other(let name, let parameters):
             return parameters.isEmpty ? name : "\(name) \(JSONValue.object(parameters).jsonString)"
         case .cannotConnect(let path, let reason): return "cannot connect to propd at \(path): \(reason)"
@@ -115,6 +143,12 @@ public enum PropdClientError: Error, Sendable, Equatable, CustomStringConvertibl
             self = .permissionDenied(key: p["key"] == nil ? nil : string("key"))
         case "io.propd.LimitExceeded": self = .limitExceeded(limit: string("limit"), maximum: Int(int("maximum")))
         case "io.propd.StorageFailure": self = .storageFailure(message: string("message"))
+        case "io.propd.CommandDisabled": self = .commandDisabled(command: string("command"))
+        case "io.propd.CommandBusy": self = .commandBusy(command: string("command"))
+        case "io.propd.NoHandler": self = .noHandler(command: string("command"))
+        case "io.propd.CommandFailed": self = .commandFailed(command: string("command"), message: string("message"))
+        case "io.propd.CommandTimeout": self = .commandTimeout(command: string("command"))
+        case "io.propd.NoSuchInvocation": self = .noSuchInvocation(id: string("id"))
         default: self = .other(name: error.name, parameters: p)
         }
     }

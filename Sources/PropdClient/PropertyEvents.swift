@@ -17,13 +17,18 @@ extension PropdClient {
     /// > Tip: the sequence ends with an error only for what reconnecting cannot
     /// > fix (an invalid pattern, history compacted past the resume point);
     /// > cancel the iterating task to stop it.
+    ///
+    /// - Parameter connectionChanges: told when the connection is lost and
+    ///   when a new one resumes the subscription (to show a person).
     public func observe(
-        _ patterns: [String], since: Revision? = nil, replay: Int? = nil, initial: Bool? = nil, coalesce: Bool? = nil
+        _ patterns: [String], since: Revision? = nil, replay: Int? = nil, initial: Bool? = nil, coalesce: Bool? = nil,
+        connectionChanges: (@Sendable (PropertyEvents.ConnectionChange) -> Void)? = nil
     ) -> PropertyEvents {
         PropertyEvents(
             socketPath: socketPath,
             request: PropertyEvents.Request(
-                patterns: patterns, since: since, replay: replay, initial: initial, coalesce: coalesce))
+                patterns: patterns, since: since, replay: replay, initial: initial, coalesce: coalesce),
+            connectionChanges: connectionChanges)
     }
 }
 
@@ -53,25 +58,40 @@ public struct PropertyEvents: AsyncSequence, Sendable {
         }
     }
 
+    /// A change of the subscription's connection.
+    public enum ConnectionChange: Sendable, Equatable {
+        /// The connection ended (the daemon stopped or restarted, or ended a
+        /// lagging subscription); the sequence keeps trying to reconnect.
+        case lost(PropdClientError)
+        /// A new connection resumed the subscription after this revision.
+        case resumed(after: Revision?)
+    }
+
     let socketPath: String
     let request: Request
+    let connectionChanges: (@Sendable (ConnectionChange) -> Void)?
 
     public func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(socketPath: socketPath, request: request)
+        AsyncIterator(socketPath: socketPath, request: request, connectionChanges: connectionChanges)
     }
 
     public struct AsyncIterator: AsyncIteratorProtocol {
         let socketPath: String
         let request: Request
+        let connectionChanges: (@Sendable (ConnectionChange) -> Void)?
         private var connection: VarlinkConnection?
         private var replies: AsyncThrowingStream<[String: JSONValue], any Error>.AsyncIterator?
         private var position = ResumePosition()
         private var hasConnected = false
         private var reconnectDelay: Duration = .milliseconds(50)
 
-        init(socketPath: String, request: Request) {
+        /// Whether the last connection was lost and not yet resumed.
+        private var lost = false
+
+        init(socketPath: String, request: Request, connectionChanges: (@Sendable (ConnectionChange) -> Void)?) {
             self.socketPath = socketPath
             self.request = request
+            self.connectionChanges = connectionChanges
         }
 
         public mutating func next() async throws(PropdClientError) -> Event? {
@@ -81,6 +101,7 @@ public struct PropertyEvents: AsyncSequence, Sendable {
                     guard let reply = try await replies?.next() else {
                         // The daemon ended the stream (it is shutting down): resume.
                         drop()
+                        report(.lost(.connectionClosed(path: socketPath, reason: "the daemon ended the subscription")))
                         continue
                     }
                     guard case .object(let object)? = reply["event"] else {
@@ -95,6 +116,7 @@ public struct PropertyEvents: AsyncSequence, Sendable {
                     switch failure {
                     case .slowConsumer, .connectionClosed, .cannotConnect:
                         drop()  // resume from the last complete revision
+                        report(.lost(failure))
                     default:
                         drop()
                         throw failure
@@ -103,6 +125,11 @@ public struct PropertyEvents: AsyncSequence, Sendable {
             }
             await connection?.close()
             return nil
+        }
+
+        private mutating func report(_ change: ConnectionChange) {
+            if case .lost = change { lost = true }
+            connectionChanges?(change)
         }
 
         private mutating func drop() {
@@ -124,6 +151,10 @@ public struct PropertyEvents: AsyncSequence, Sendable {
                     replies = connection.stream("io.propd.Subscribe", parameters).makeAsyncIterator()
                     position.reconnected()
                     hasConnected = true
+                    if lost {
+                        lost = false
+                        connectionChanges?(.resumed(after: position.resumeRevision))
+                    }
                     return
                 } catch {
                     let failure = PropdClientError.from(error, path: socketPath)

@@ -26,6 +26,13 @@ enum WireDecoding {
         }
     }
 
+    static func optionalInteger(_ object: [String: JSONValue], _ name: String) throws(PropdClientError) -> Int64? {
+        switch object[name] {
+        case nil, .null?: return nil
+        default: return try integer(object, name)
+        }
+    }
+
     static func revision(_ object: [String: JSONValue], _ name: String) throws(PropdClientError) -> Revision {
         Revision(try integer(object, name))
     }
@@ -68,7 +75,8 @@ enum WireDecoding {
             revision: try revision(object, "revision"),
             created: try revision(object, "created"),
             binding: try optionalString(object, "binding"),
-            error: try optionalString(object, "error"))
+            error: try optionalString(object, "error"),
+            expires: try optionalInteger(object, "expires"))
     }
 
     static func event(_ object: [String: JSONValue]) throws(PropdClientError) -> Event {

@@ -10,10 +10,15 @@ public struct Change: Sendable, Hashable {
 
     public var key: Key
     public var kind: Kind
+    /// For an `.error` change: the value the property kept, which the
+    /// `error` event carries (as History and `initial` events of the same
+    /// state do). Filled in by the store; `nil` for other kinds.
+    public var kept: JSONValue?
 
-    public init(key: Key, kind: Kind) {
+    public init(key: Key, kind: Kind, kept: JSONValue? = nil) {
         self.key = key
         self.kind = kind
+        self.kept = kept
     }
 
     public static func set(_ key: Key, _ value: JSONValue) -> Change { Change(key: key, kind: .set(value)) }
@@ -24,7 +29,8 @@ public struct Change: Sendable, Hashable {
         switch kind {
         case .set(let v): return Event(key: key.rawValue, kind: .set, value: v, revision: revision)
         case .delete: return Event(key: key.rawValue, kind: .delete, revision: revision)
-        case .error(let message): return Event(key: key.rawValue, kind: .error, revision: revision, error: message)
+        case .error(let message):
+            return Event(key: key.rawValue, kind: .error, value: kept, revision: revision, error: message)
         }
     }
 }

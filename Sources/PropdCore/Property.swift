@@ -12,11 +12,15 @@ public struct Property: Sendable, Hashable {
     public var binding: String?
     /// A derived property's current evaluation error, if any.
     public var error: String?
+    /// When the key expires (it was set with a `ttl`), in milliseconds since
+    /// the Unix epoch; `nil` for a key that does not expire.
+    public var expires: Int64?
 
     public init(
         key: Key, value: JSONValue?, revision: Revision, created: Revision,
-        binding: String? = nil, error: String? = nil
+        binding: String? = nil, error: String? = nil, expires: Int64? = nil
     ) {
+        self.expires = expires
         self.key = key
         self.value = value
         self.revision = revision

@@ -4,6 +4,8 @@ public struct JSONParseError: Error, Sendable, Equatable, CustomStringConvertibl
         case unexpectedEnd
         case unexpectedByte(UInt8)
         case invalidNumber
+        /// A well-formed number beyond what a double holds (`1e400`).
+        case numberOutOfRange
         case invalidEscape
         case invalidUTF8
         case controlCharacterInString
@@ -20,6 +22,7 @@ public struct JSONParseError: Error, Sendable, Equatable, CustomStringConvertibl
         case .unexpectedEnd: return "JSON ends too early (at byte \(offset))"
         case .unexpectedByte(let b): return "unexpected byte 0x\(String(b, radix: 16)) at byte \(offset)"
         case .invalidNumber: return "invalid number at byte \(offset)"
+        case .numberOutOfRange: return "number out of range at byte \(offset)"
         case .invalidEscape: return "invalid escape in string at byte \(offset)"
         case .invalidUTF8: return "invalid UTF-8 in string at byte \(offset)"
         case .controlCharacterInString: return "unescaped control character in string at byte \(offset)"
@@ -322,9 +325,13 @@ struct JSONParser {
         let text = UnsafeRawBufferPointer(rebasing: bytes[start..<index])
         if isInteger, let i = parseInt64(text) { return .integer(i) }
         // The grammar above only admits ASCII, so this decoding is total.
-        guard let d = Double(String(decoding: text, as: UTF8.self)), d.isFinite else {
+        guard let d = Double(String(decoding: text, as: UTF8.self)) else {
             index = start
             throw fail(.invalidNumber)
+        }
+        guard d.isFinite else {
+            index = start
+            throw fail(.numberOutOfRange)
         }
         return .number(d)
     }

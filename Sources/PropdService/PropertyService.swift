@@ -4,7 +4,7 @@ import PropdCore
 public import PropdStore
 
 /// propd's single writer and its readers: every write (Set, Delete, Bind,
-/// Unbind, binding-file reloads, throttle timers) runs through one ordered
+/// Unbind, binding-file reloads, timers) runs through one ordered
 /// pipeline — validate, run the binding engine on the change set, commit one
 /// revision per request (group commit) — and every committed revision is
 /// published to the subscriptions, in order, before its callers are answered.
@@ -18,29 +18,37 @@ public import PropdStore
 /// Reads (`get`, `list`, `history`, `bindings`) go straight to the store's
 /// WAL snapshots and never wait for writes.
 public final class PropertyService: Sendable {
-    public let store: PropertyStore
+    /// Where properties live: ``PropertyStore`` (SQLite) today, reached only
+    /// through the ``PropertyStorage`` seam.
+    public let store: any PropertyStorage
     public let hub: SubscriptionHub
     let engine: EngineLock
-    let timers = BindingTimers()
+    let timers = TimerWakeup()
+    /// Command handlers and executions in flight (CONTRACT 6.2).
+    let commands = CommandRegistry()
     let logger: Logger
     let startedAt = ContinuousClock.now
 
     /// Opens the service on `store`: restores every persisted binding with
     /// its operator state (nothing is re-emitted), hooks the hub to the
-    /// store's commits, and arms the timers of pending throttles.
+    /// store's commits, and arms the timer for the pending deadlines (time
+    /// operators and expiring keys).
     ///
     /// - Parameter makeClock: where time operators read the time (the wall
     ///   clock unless a test injects another).
     public init(
-        store: PropertyStore,
+        store: any PropertyStorage,
         hub: SubscriptionHub = SubscriptionHub(),
         makeClock: @Sendable () -> any BindingClock = { SystemBindingClock() },
+        bindingLimits: BindingLimits = .defaults,
         logger: Logger
     ) throws(ServiceError) {
         self.store = store
         self.hub = hub
         self.logger = logger
-        let state = EngineState(clock: makeClock())
+        var state = EngineState(clock: makeClock(), limits: bindingLimits)
+        let commandNames = try Self.storedCommands(store)
+        state.commands = CommandNames(commandNames)
         let restored: [RestoredBinding]
         do {
             restored = try store.allBindings()
@@ -50,17 +58,28 @@ public final class PropertyService: Sendable {
         for (key, failure) in state.engine.restore(restored) {
             logger.error("persisted binding cannot be restored", metadata: ["key": "\(key)", "reason": "\(failure)"])
         }
+        do {
+            // Keys whose deadline passed while the daemon was down fire as soon as the timer is armed.
+            state.engine.restoreExpiries(try store.expiringKeys())
+        } catch {
+            throw ServiceError(error)
+        }
         let deadline = state.engine.nextDeadline
         engine = EngineLock(state)
         store.onCommit { [hub] changeSets in hub.publish(changeSets) }
+        // What a subscriber (live, or just ended as too slow) may resume
+        // from stays in history, so `since` loses nothing with any settings.
+        store.retainHistory { [weak hub] in hub?.historyFloor() }
         timers.service = WeakService(self)
         timers.arm(deadline, clock: SystemBindingClock())
+        endInterruptedExecutions(of: commandNames)
     }
 
     /// Stops the timers and ends every subscription. Writes already queued
     /// still commit; the store stays open for the caller to close.
     public func shutdown() {
         timers.cancel()
+        commands.cancelTimers()
         hub.close()
     }
 
@@ -86,11 +105,14 @@ public final class PropertyService: Sendable {
         completion: @escaping @Sendable (Result<Committed<T>, any Error>) -> Void
     ) {
         store.submit(
-            { [engine, timers] transaction in
+            { [engine, timers, logger] transaction in
                 try engine.withLock { state in
+                    // Whatever the body does (even throw: a timer that found
+                    // nothing due), the timer is armed for what is pending.
+                    defer { timers.arm(state.engine.nextDeadline, clock: state.clock) }
                     try state.resynchronize(for: transaction)
                     let result = try body(&transaction, &state)
-                    timers.arm(state.engine.nextDeadline, clock: state.clock)
+                    state.reportRecomputations(logger)
                     return result
                 }
             }, needsSavepoint: !validatesFirst, deferred: deferred, resumesTask: resumesTask, completion: completion)
@@ -111,4 +133,17 @@ public final class PropertyService: Sendable {
             submit(body, resumesTask: true) { continuation.resume(with: $0) }
         }
     }
+}
+
+extension PropertyService {
+    /// What derived values may cost now.
+    public var bindingLimits: BindingLimits { engine.withLock { $0.limits } }
+
+    /// Changes what derived values may cost, from the next write on (a reload).
+    public func setBindingLimits(_ limits: BindingLimits) {
+        engine.withLock { $0.limits = limits }
+    }
+
+    /// The most derived keys one revision has recomputed since the start.
+    public var largestRecomputation: Int { engine.withLock { $0.engine.largestRecomputation } }
 }

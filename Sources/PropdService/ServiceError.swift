@@ -16,10 +16,19 @@ public enum ServiceError: Error, Sendable, Equatable, CustomStringConvertible {
     case bindingCycle([String])
     /// `RevisionCompacted(since, oldest)`.
     case revisionCompacted(since: Revision, oldest: Revision)
+    /// `Get(revision)` of a revision the store has not reached yet; maps to
+    /// `org.varlink.service.InvalidParameter("revision")`.
+    case revisionAhead(revision: Revision, current: Revision)
     /// `PermissionDenied(key)`: e.g. a binding naming a source its declarer may not read.
     case permissionDenied(String)
     /// The store failed (disk full, I/O error, closed): nothing was written.
     case storage(StoreError)
+    /// `LimitExceeded(limit, maximum)`: the call would cost more than a limit
+    /// allows, e.g. recompute more derived keys than one revision may.
+    case limitExceeded(limit: String, maximum: Int)
+
+    /// The config name of the bound on derived recomputations per revision.
+    public static let recomputationLimit = "max-derived-per-revision"
 
     public var description: String {
         switch self {
@@ -32,8 +41,11 @@ public enum ServiceError: Error, Sendable, Equatable, CustomStringConvertible {
             return "binding would close a cycle: " + (keys + keys.prefix(1)).joined(separator: " -> ")
         case .revisionCompacted(let since, let oldest):
             return "history after revision \(since) was compacted; the oldest complete revision is \(oldest)"
+        case .revisionAhead(let revision, let current):
+            return "revision \(revision) is beyond the store's newest revision \(current)"
         case .permissionDenied(let key): return "permission denied on \(key)"
         case .storage(let error): return error.description
+        case .limitExceeded(let limit, let maximum): return "limit \(limit) (\(maximum)) exceeded"
         }
     }
 

@@ -1,5 +1,3 @@
-import GRDB
-
 extension PropertyStore {
     /// Copies the write-ahead log into the database file and truncates it, so
     /// the file alone holds every committed write (a clean stop). Runs on the
@@ -7,9 +5,7 @@ extension PropertyStore {
     /// checkpoints on its own between batches; see ``WriteStatistics/backgroundCheckpoints``.)
     public func checkpoint() throws(StoreError) {
         do {
-            try pool.writeWithoutTransaction { db in
-                _ = try db.checkpoint(.truncate)
-            }
+            try writer.sync { connection in try connection.checkpoint(.truncate) }
         } catch {
             throw StoreError(operating: error, path: path)
         }

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 public import PropdCore
 
 /// propd's durable store: properties, their history, bindings and binding
@@ -18,9 +17,10 @@ public final class PropertyStore: Sendable {
     /// The database file.
     public let path: String
     public let configuration: StoreConfiguration
-    let pool: DatabasePool
+    /// The one connection that writes, on its serial queue.
+    let writer: WriterQueue
     let groupCommit: GroupCommit
-    /// For `get` and `list`; GRDB's readers serve the other reads.
+    /// Every read runs on one of these.
     let readConnections: ReadConnections
 
     /// Opens (creating if needed) the database at `path` and applies the
@@ -37,52 +37,45 @@ public final class PropertyStore: Sendable {
         self.configuration = configuration
         try DatabaseInspection.check(path: path)
 
-        var grdb = Configuration()
-        grdb.label = "propd.store"
-        grdb.maximumReaderCount = 4
-        let synchronous = configuration.durability == .full ? "FULL" : "NORMAL"
-        let maximumBytes = configuration.maximumDatabaseBytes
-        grdb.prepareDatabase { db in
-            try db.execute(sql: "PRAGMA synchronous = \(synchronous)")
-            if let maximumBytes {
-                let pageSize = try Int.fetchOne(db, sql: "PRAGMA page_size") ?? 4096
-                try db.execute(sql: "PRAGMA max_page_count = \(max(1, maximumBytes / pageSize))")
-            }
-        }
+        let connection: SQLiteConnection
         let start: (revision: Revision, horizon: Revision)
         do {
-            pool = try DatabasePool(path: path, configuration: grdb)
-            // GRDB sets synchronous=NORMAL on the writer after prepareDatabase
-            // when it enables WAL: set the configured level again, last. The
-            // writer connection lives as long as the pool, so this holds.
-            try pool.writeWithoutTransaction { db in
-                try db.execute(sql: "PRAGMA synchronous = \(synchronous)")
+            connection = try SQLiteConnection(path: path, mode: .create)
+            try Self.configure(connection, configuration)
+            try Migrations.migrate(connection)
+            let counters = try connection.strings(
+                "SELECT name FROM meta WHERE name IN ('revision', 'history_horizon') AND typeof(value) = 'integer'")
+            guard Set(counters) == ["revision", "history_horizon"] else {
+                throw StoreError.corrupt(path: path, message: "the meta table lacks the revision counters")
             }
-            let migrator = Migrations.migrator()
-            try migrator.migrate(pool)
-            start = try pool.read { db in
-                let meta = try Dictionary(
-                    uniqueKeysWithValues: Row.fetchAll(db, sql: "SELECT name, value FROM meta").map {
-                        ($0[0] as String, $0[1] as Int64)
-                    })
-                guard meta["revision"] != nil, let horizon = meta["history_horizon"] else {
-                    throw StoreError.corrupt(path: path, message: "the meta table lacks the revision counters")
-                }
-                return (try Self.committedRevision(db), Revision(horizon))
-            }
+            start = (try Self.committedRevision(connection), Revision(try Self.historyHorizon(connection)))
         } catch let error as StoreError {
             throw error
         } catch {
             throw StoreError(opening: error, path: path)
         }
+        writer = WriterQueue(connection)
         readConnections = ReadConnections(path: path)
         groupCommit = GroupCommit(
-            pool: pool, path: path, configuration: configuration, revision: start.revision, horizon: start.horizon)
+            writer: writer, path: path, configuration: configuration, revision: start.revision, horizon: start.horizon)
+    }
+
+    /// The writer connection's settings: foreign keys enforced (a binding
+    /// file's mark goes with its binding), the configured durability and
+    /// size cap, and the write-ahead log (readers never wait for the writer).
+    private static func configure(_ connection: SQLiteConnection, _ configuration: StoreConfiguration) throws {
+        try connection.execute("PRAGMA foreign_keys = ON")
+        try connection.execute("PRAGMA synchronous = \(configuration.durability == .full ? "FULL" : "NORMAL")")
+        if let maximumBytes = configuration.maximumDatabaseBytes {
+            let pageSize = try connection.prepare("PRAGMA page_size").int64() ?? 4096
+            try connection.execute("PRAGMA max_page_count = \(max(1, Int64(maximumBytes) / pageSize))")
+        }
+        try connection.enableWAL()
     }
 
     /// The writer connection's `PRAGMA synchronous` (2 = FULL, 1 = NORMAL).
     func writerSynchronous() throws -> Int {
-        try pool.writeWithoutTransaction { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") ?? -1 }
+        try writer.sync { connection in Int(try connection.prepare("PRAGMA synchronous").int64() ?? -1) }
     }
 
     /// The migrations this build knows, in order (`001_initial`, ...).
@@ -147,5 +140,19 @@ public final class PropertyStore: Sendable {
     /// > Important: the observer runs on the writer; it must not block or write.
     public func onCommit(_ observer: (@Sendable ([ChangeSet]) -> Void)?) {
         groupCommit.setObserver(observer)
+    }
+
+    /// Keeps at least `keep` values per key in history from the next commit on
+    /// (`history-per-key` changed by a reload).
+    public func setHistoryPerKey(_ keep: Int) {
+        groupCommit.setHistoryPerKey(keep)
+    }
+
+    /// Keeps history whole after the revision `floor` returns (asked before
+    /// each trim; `nil` for no floor): compaction then removes no change
+    /// above it, whatever `historyPerKey` says, so a consumer that must
+    /// resume from that revision with `since` loses nothing.
+    public func retainHistory(after floor: (@Sendable () -> Revision?)?) {
+        groupCommit.setHistoryFloor(floor)
     }
 }

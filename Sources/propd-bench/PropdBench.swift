@@ -14,7 +14,8 @@ struct PropdBench: ParsableCommand {
         abstract: "Benchmarks a running propd over its Unix socket.",
         subcommands: [
             SequentialCommand.self, PipelinedCommand.self, ConcurrentCommand.self, LatencyCommand.self,
-            FanOutCommand.self, DiamondCommand.self, MemoryCommand.self, AllCommand.self,
+            FanOutCommand.self, DiamondCommand.self, MemoryCommand.self, CommandsCommand.self, AllCommand.self,
+            ExpiryCommand.self,
         ])
 }
 

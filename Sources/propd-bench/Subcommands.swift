@@ -107,6 +107,27 @@ struct MemoryCommand: ParsableCommand {
     }
 }
 
+struct CommandsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "commands", abstract: "Execute round trips through Swift handlers, and executions/s.",
+        discussion: "Each run measures a sequential Set, then Execute, on the same daemon, and reports their ratio.")
+    @OptionGroup var common: CommonOptions
+    @Option(help: "Measured calls per run (Set and Execute each).") var calls = 5000
+    @Option(help: "Connections executing at once (one command each).") var clients = 16
+    @Option(help: "Handlers, each serving every command.") var handlers = 4
+    @Option(help: "Measured seconds per throughput run.") var seconds = 3.0
+    @Option(help: "propd's process id, to report its CPU per operation.") var pid: Int32?
+
+    func run() throws {
+        try guarded { () throws(BenchError) in
+            common.report(
+                try Scenarios.commands(
+                    common.socket, calls: calls, clients: clients, handlers: handlers, seconds: seconds, pid: pid,
+                    runner: common.runner))
+        }
+    }
+}
+
 struct AllCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "all", abstract: "Every scenario against one daemon, in one table.")

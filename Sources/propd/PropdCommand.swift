@@ -17,7 +17,11 @@ struct PropdCommand: AsyncParsableCommand {
             /run/propd/propd.sock, /var/lib/propd/propd.db, /etc/propd/propd.conf and /etc/propd/bindings.d.
             PROPD_SOCKET overrides the default socket. Under systemd it adopts a socket passed with
             LISTEN_FDS and reports READY=1, STATUS=, STOPPING=1 and WATCHDOG=1.
-            SIGTERM stops gracefully; SIGHUP reloads the config and the binding files.
+            SIGTERM stops gracefully; SIGHUP (or `propctl reload`) reloads the config and the binding files.
+
+            --check validates the config file and the binding files (*.prop) and exits without
+            starting: status 0 when both are valid, else 1 with each error as FILE:LINE:COLUMN: message.
+            Bindings declared by clients (in the database) are not part of the check.
             """)
 
     @Option(help: "The Unix socket to listen on.")
@@ -38,12 +42,25 @@ struct PropdCommand: AsyncParsableCommand {
     @Option(help: "History keeps at least this many values per key (default 100).")
     var historyPerKey: Int?
 
+    @Flag(help: "Validate the config file and the binding files, then exit (0: valid, 1: errors).")
+    var check = false
+
     func run() async throws {
         MemoryTuning.applyForDaemon()
         let environment = ProcessInfo.processInfo.environment
         let flags = DaemonFlags(
             socket: socket, database: database, bindings: bindings, config: config, durability: durability,
             historyPerKey: historyPerKey)
+        if check {
+            let (checked, errors) = ConfigurationCheck.run(environment: environment, uid: getuid(), flags: flags)
+            for warning in checked.warnings { FileHandle.standardError.write(Data("propd: warning: \(warning)\n".utf8)) }
+            for error in errors { FileHandle.standardError.write(Data("propd: \(error)\n".utf8)) }
+            guard errors.isEmpty else { throw ExitCode(1) }
+            let config = checked.configFile ?? "no config file (defaults)"
+            let directory = checked.bindingsDirectory ?? "-"
+            print("propd: valid: \(config); \(checked.bindings) binding(s) in \(directory)")
+            return
+        }
         let configuration: DaemonConfiguration
         do {
             configuration = try DaemonConfiguration.load(environment: environment, uid: getuid(), flags: flags)

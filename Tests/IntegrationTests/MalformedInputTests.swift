@@ -36,7 +36,7 @@ import Testing
         let fixture = try await Fixture()
         let raw = try RawSocket(path: fixture.daemon.socketPath)
         raw.send([0x01, 0xFF, 0x7B, 0x00])
-        #expect(try raw.waitForClose())
+        #expect(try await raw.waitForClose())
         try await fixture.assertUnharmed()
     }
 
@@ -44,9 +44,9 @@ import Testing
         let fixture = try await Fixture()
         let raw = try RawSocket(path: fixture.daemon.socketPath)
         raw.send(Array(#"{"method": "io.propd.Set", "parameters": {"values": {"a": 1}"#.utf8) + [0])
-        let reply = try raw.receive()
+        let reply = try await raw.receive()
         #expect(errorName(reply) == "org.varlink.service.InvalidParameter")
-        #expect(try raw.waitForClose())
+        #expect(try await raw.waitForClose())
         try await fixture.assertUnharmed()
     }
 
@@ -56,8 +56,8 @@ import Testing
         let bytes = Array(#"{"method":"io.propd.Set","parameters":{"values":{"safe.value":""#.utf8) + [0xC3, 0x28]
             + Array(#""}}}"#.utf8) + [0]
         raw.send(bytes)
-        #expect(errorName(try raw.receive()) == "org.varlink.service.InvalidParameter")
-        #expect(try raw.waitForClose())
+        #expect(errorName(try await raw.receive()) == "org.varlink.service.InvalidParameter")
+        #expect(try await raw.waitForClose())
         try await fixture.assertUnharmed()
     }
 
@@ -77,12 +77,12 @@ import Testing
         let huge = "{\"method\":\"io.propd.Set\",\"parameters\":{\"values\":{\"safe.value\":\""
             + String(repeating: "x", count: 9 * 1024 * 1024) + "\"}}}"
         raw.send(Array(huge.utf8) + [0])
-        let reply = try raw.receive()
+        let reply = try await raw.receive()
         #expect(errorName(reply) == "io.propd.LimitExceeded")
         if case .object(let parameters)? = reply?["parameters"] {
             #expect(parameters["maximum"] == .integer(8 * 1024 * 1024))
         }
-        #expect(try raw.waitForClose())
+        #expect(try await raw.waitForClose())
         try await fixture.assertUnharmed()
     }
 
@@ -92,8 +92,8 @@ import Testing
         let deep = "{\"method\":\"io.propd.Set\",\"parameters\":{\"values\":{\"safe.value\":"
             + String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000) + "}}}"
         raw.send(Array(deep.utf8) + [0])
-        #expect(errorName(try raw.receive()) == "org.varlink.service.InvalidParameter")
-        #expect(try raw.waitForClose())
+        #expect(errorName(try await raw.receive()) == "org.varlink.service.InvalidParameter")
+        #expect(try await raw.waitForClose())
         try await fixture.assertUnharmed()
     }
 
@@ -112,13 +112,13 @@ import Testing
         ]
         for (method, parameters, name) in cases {
             #expect(raw.call(method, parameters))
-            let reply = try raw.receive()
+            let reply = try await raw.receive()
             #expect(errorName(reply) == "org.varlink.service.InvalidParameter", "\(method) \(parameters)")
             #expect(reply?["parameters"] == .object(["parameter": .string(name)]), "\(method) \(parameters)")
         }
         // Same connection still serves.
         #expect(raw.call("io.propd.Get", ["keys": ["safe.value"]]))
-        #expect(try raw.receive()?["error"] == nil)
+        #expect(try await raw.receive()?["error"] == nil)
         try await fixture.assertUnharmed()
     }
 
@@ -126,11 +126,11 @@ import Testing
         let fixture = try await Fixture()
         let raw = try RawSocket(path: fixture.daemon.socketPath)
         #expect(raw.call("io.propd.Explode"))
-        #expect(errorName(try raw.receive()) == "org.varlink.service.MethodNotFound")
+        #expect(errorName(try await raw.receive()) == "org.varlink.service.MethodNotFound")
         #expect(raw.call("org.example.nothing.Call"))
-        #expect(errorName(try raw.receive()) == "org.varlink.service.InterfaceNotFound")
+        #expect(errorName(try await raw.receive()) == "org.varlink.service.InterfaceNotFound")
         #expect(raw.call("org.varlink.service.GetInterfaceDescription", ["interface": "io.nope"]))
-        #expect(errorName(try raw.receive()) == "org.varlink.service.InterfaceNotFound")
+        #expect(errorName(try await raw.receive()) == "org.varlink.service.InterfaceNotFound")
         try await fixture.assertUnharmed()
     }
 
@@ -138,7 +138,7 @@ import Testing
         let fixture = try await Fixture()
         let raw = try RawSocket(path: fixture.daemon.socketPath)
         #expect(raw.call("io.propd.Subscribe", ["patterns": ["safe.*"]]))
-        #expect(errorName(try raw.receive()) == "org.varlink.service.ExpectedMore")
+        #expect(errorName(try await raw.receive()) == "org.varlink.service.ExpectedMore")
         try await fixture.assertUnharmed()
     }
 
@@ -157,14 +157,14 @@ import Testing
         raw.send(bytes)
         var lastRevision: Int64 = 1
         for i in 0..<200 {
-            guard case .object(let set)? = try raw.receive()?["parameters"], case .integer(let revision)? = set["revision"]
+            guard case .object(let set)? = try await raw.receive()?["parameters"], case .integer(let revision)? = set["revision"]
             else {
                 Issue.record("Set \(i) got no revision")
                 return
             }
             #expect(revision == lastRevision + 1)
             lastRevision = revision
-            guard case .object(let get)? = try raw.receive()?["parameters"], case .array(let props)? = get["properties"],
+            guard case .object(let get)? = try await raw.receive()?["parameters"], case .array(let props)? = get["properties"],
                 case .object(let prop)? = props.first
             else {
                 Issue.record("Get \(i) got no property")
@@ -179,7 +179,7 @@ import Testing
         do {
             let raw = try RawSocket(path: fixture.daemon.socketPath)
             #expect(raw.call("io.propd.Subscribe", ["patterns": ["**"]], more: true))
-            _ = try raw.receive()  // initial safe.value
+            _ = try await raw.receive()  // initial safe.value
         }
         for i in 0..<50 { try await fixture.healthy.set(["other.k": .integer(Int64(i))]) }
         #expect(try await fixture.healthy.get(["other.k"])[0].value == 49)

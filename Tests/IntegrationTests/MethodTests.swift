@@ -125,7 +125,7 @@ import Testing
         #expect(derived.revision == revision)
         #expect(derived.binding == "room.temp.map { $0 * 9 / 5 + 32 }")
         let listed = try await client.bindings()
-        #expect(listed == [BindingInfo(key: "room.fahrenheit", expression: "room.temp.map { $0 * 9 / 5 + 32 }", sources: ["room.temp"], error: nil)])
+        #expect(listed == [BindingInfo(key: "room.fahrenheit", expression: "room.temp.map { $0 * 9 / 5 + 32 }", sources: ["room.temp"], error: nil, state: ["states": []])])
 
         await #expect(throws: PropdClientError.keyIsDerived("room.fahrenheit")) {
             try await client.set(["room.fahrenheit": 1])

@@ -31,7 +31,7 @@ import Testing
         let client = try await PropdClient.connect(to: daemon.socketPath)
         let stalled = try RawSocket(path: daemon.socketPath)
         #expect(stalled.call("io.propd.Subscribe", ["patterns": ["slow.**"], "initial": false], more: true))
-        guard let synced = try stalled.receive() else { throw RawSocket.Failure(description: "no synced event") }
+        guard let synced = try await stalled.receive() else { throw RawSocket.Failure(description: "no synced event") }
         #expect(event(synced)?.key == "")
 
         let fast = EventCollector(client.observe(["slow.**"], initial: false))
@@ -45,7 +45,7 @@ import Testing
         // The stalled one now reads what was sent before it was ended, then the error.
         var received: [(Int64, String)] = []
         var ended: Int64?
-        while let reply = try stalled.receive() {
+        while let reply = try await stalled.receive() {
             if case .string(let name)? = reply["error"] {
                 #expect(name == "io.propd.SlowConsumer")
                 if case .object(let p)? = reply["parameters"], case .integer(let r)? = p["revision"] { ended = r }
@@ -72,14 +72,14 @@ import Testing
         let client = try await PropdClient.connect(to: daemon.socketPath)
         let lagging = try RawSocket(path: daemon.socketPath)
         #expect(lagging.call("io.propd.Subscribe", ["patterns": ["co.**"], "initial": false, "coalesce": true], more: true))
-        _ = try lagging.receive()  // synced
+        _ = try await lagging.receive()  // synced
         let calls = 400
         try await Self.flood(client, prefix: "co", calls: calls, keys: 100)
         let finalRevision = try await client.stats().revision.rawValue
         var latest: [String: Int64] = [:]
         var count = 0
         while latest.count < 100 || latest.values.contains(where: { $0 < finalRevision }) {
-            guard let reply = try lagging.receive() else {
+            guard let reply = try await lagging.receive() else {
                 Issue.record("the coalescing subscriber was disconnected")
                 return
             }
@@ -90,5 +90,56 @@ import Testing
         }
         #expect(count < calls * 100)
         #expect(latest.values.allSatisfy { $0 == finalRevision })
+    }
+}
+
+/// With default settings (100 values of history per key, a bound of 10,000
+/// events), a subscriber ended on a hot key resumes with `since` and loses
+/// nothing: history keeps what it still needs.
+@Suite struct HotKeyResumeTests {
+    @Test func aSubscriberEndedOnAHotKeyResumesWithoutLoss() async throws {
+        let daemon = try PropdProcess()
+        let stalled = try RawSocket(path: daemon.socketPath)
+        #expect(stalled.call("io.propd.Subscribe", ["patterns": ["hot"], "initial": false], more: true))
+        _ = try #require(try await stalled.receive())  // synced at 0
+
+        let writer = try RawSocket(path: daemon.socketPath)
+        let total = 20_000
+        var sent = 0
+        while sent < total {
+            let burst = min(500, total - sent)
+            var bytes: [UInt8] = []
+            for i in sent..<(sent + burst) {
+                bytes += JSONValue.object(["method": "io.propd.Set", "parameters": ["values": ["hot": .integer(Int64(i))]]])
+                    .jsonBytes + [0]
+            }
+            #expect(writer.send(bytes))
+            for _ in 0..<burst { #expect(try await writer.receive()?["error"] == nil) }
+            sent += burst
+        }
+
+        var delivered: [Int64] = []
+        var ended: Int64?
+        while let reply = try await stalled.receive() {
+            if reply["error"] != nil {
+                #expect(reply["error"] == "io.propd.SlowConsumer")
+                if case .integer(let r)? = reply["parameters"]?["revision"] { ended = r }
+                break
+            }
+            if case .integer(let r)? = reply["parameters"]?["event"]?["revision"] { delivered.append(r) }
+        }
+        let revision = try #require(ended, "the stalled subscriber was not ended")
+        #expect(delivered.filter { $0 <= revision }.count == Int(revision))
+
+        let resumed = try RawSocket(path: daemon.socketPath)
+        #expect(resumed.call("io.propd.Subscribe", ["patterns": ["hot"], "since": .integer(revision)], more: true))
+        var replayed: [Int64] = []
+        while let reply = try await resumed.receive() {
+            #expect(reply["error"] == nil, "\(reply)")
+            guard reply["error"] == nil, case .object(let event)? = reply["parameters"]?["event"] else { break }
+            if event["kind"] == "synced" { break }
+            if case .integer(let r)? = event["revision"] { replayed.append(r) }
+        }
+        #expect(replayed == Array((revision + 1)...Int64(total)))
     }
 }

@@ -78,11 +78,17 @@ import Testing
 
     @Test func bindUnbindBindings() throws {
         _ = try run(["set", "room.temp", "20"])
+        // The revision and sources, then the value the key landed on.
         #expect(try run(["bind", "room.f", "room.temp.map { $0 * 9 / 5 + 32 }"]).stdout
-            == "2  room.f (sources room.temp)\n")
+            == "2  room.f (sources room.temp)\nroom.f = 68\n")
         #expect(try run(["get", "room.f"]).stdout == "68\n")
         let json = try run(["--json", "bind", "room.k", "room.temp.map { $0 + 273 }"]).json
-        #expect(json == .object(["revision": 3, "sources": ["room.temp"]]))
+        #expect(json == .object([
+            "revision": 3, "sources": ["room.temp"],
+            "property": [
+                "key": "room.k", "value": 293, "revision": 3, "created": 3, "binding": "room.temp.map { $0 + 273 }",
+            ],
+        ]))
         let table = try run(["bindings"]).stdout
         #expect(table == """
             KEY     SOURCES    EXPRESSION

@@ -30,8 +30,8 @@ import Testing
             ["key": "a.x", "kind": "set", "revision": 2, "value": 2],
             ["key": "a.y", "kind": "set", "revision": 4, "value": "Grace"],
         ])
+        // 0, not 128 + SIGINT: propctl exits on its own, not by the signal.
         #expect(try watch.stop(with: SIGINT) == 0)
-        #expect(watch.terminationReason == .exit)
     }
 
     @Test func humanLinesShowRevisionKeyKindValue() throws {

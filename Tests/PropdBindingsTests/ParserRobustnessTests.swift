@@ -1,3 +1,4 @@
+import PropdTestSupport
 import PropdBindings
 import PropdCore
 import Testing

@@ -1,3 +1,4 @@
+import PropdTestSupport
 import PropdBindings
 import PropdCore
 import PropertyBased
@@ -5,6 +6,10 @@ import Testing
 
 /// Random DAGs of bindings and random change sequences, checked after every
 /// change against an oracle that recomputes every derived key from scratch.
+/// Time passes between changes (the injected clock); the oracle models
+/// `delay` and `timeout` keys as the contract states them (each delayed value
+/// in a firing of its own, a timeout once per silence) and recomputes the
+/// rest from scratch after every write and every firing.
 @Suite("Propagation against a from-scratch oracle")
 struct PropagationPropertyTests {
     /// One derived key of a scenario: its expression for the engine and the
@@ -17,6 +22,8 @@ struct PropagationPropertyTests {
             case maxMinus  // max(a, b) - c
             case sixtyOver  // 60 / (s % 4): fails when s % 4 == 0
             case twiceMinus  // x * 2 - y
+            case delayed(Int64)  // s.delay(N ms)
+            case silence(Int64)  // s.timeout(N ms).catchTo(-1): -1 once s was silent N ms
         }
 
         var key: String
@@ -31,6 +38,15 @@ struct PropagationPropertyTests {
             case .maxMinus: return "combineLatest(\(sources.joined(separator: ", "))).map { a, b, c in max(a, b) - c }"
             case .sixtyOver: return "\(sources[0]).map { s in 60 / (s % 4) }"
             case .twiceMinus: return "combineLatest(\(sources[0]), \(sources[1])).map { $0 * 2 - $1 }"
+            case .delayed(let ms): return "\(sources[0]).delay(\(ms)ms)"
+            case .silence(let ms): return "\(sources[0]).timeout(\(ms)ms).catchTo(-1)"
+            }
+        }
+
+        var isTimed: Bool {
+            switch rule {
+            case .delayed, .silence: return true
+            default: return false
             }
         }
 
@@ -44,6 +60,44 @@ struct PropagationPropertyTests {
             case .maxMinus: return .success(max(inputs[0], inputs[1]) - inputs[2])
             case .sixtyOver: return inputs[0] % 4 == 0 ? .failure(OracleError()) : .success(60 / (inputs[0] % 4))
             case .twiceMinus: return .success(inputs[0] * 2 - inputs[1])
+            case .delayed, .silence: return .success(nil)
+            }
+        }
+    }
+
+    /// The oracle's model of the time keys: each delay's queue and each
+    /// timeout's deadline. Deletions are not values: neither counts them.
+    struct TimeOracle {
+        var queues: [String: [(due: Int64, value: Int64)]] = [:]
+        var deadlines: [String: Int64] = [:]
+
+        /// Bind (the base's current value is its first value) or a write to `base`.
+        mutating func received(_ value: Int64?, from base: String, at now: Int64, _ derived: [Derived],
+            values: inout [String: Int64])
+        {
+            for d in derived where d.sources == [base] {
+                switch d.rule {
+                case .delayed(let ms):
+                    if let value { queues[d.key, default: []].append((now + ms, value)) }
+                case .silence(let ms):
+                    deadlines[d.key] = now + ms
+                    if let value { values[d.key] = value }
+                default:
+                    break
+                }
+            }
+        }
+
+        /// One firing at `now`: each due delay emits its oldest value, each due timeout -1.
+        mutating func fire(at now: Int64, values: inout [String: Int64]) {
+            for (key, queue) in queues {
+                guard let first = queue.first, first.due <= now else { continue }
+                values[key] = first.value
+                queues[key] = Array(queue.dropFirst())
+            }
+            for (key, deadline) in deadlines where deadline <= now {
+                values[key] = -1
+                deadlines[key] = nil
             }
         }
     }
@@ -58,6 +112,13 @@ struct PropagationPropertyTests {
         for i in 0..<count {
             let available = bases + derived.map(\.key)
             func pick() -> String { available.randomElement(using: &rng) ?? "b.0" }
+            if Int.random(in: 0..<5, using: &rng) == 0 {
+                // Time operators read base keys, whose write times the oracle knows.
+                let ms = Int64.random(in: 1...6, using: &rng) * 50
+                let rule: Derived.Rule = Bool.random(using: &rng) ? .delayed(ms) : .silence(ms)
+                derived.append(Derived(key: "d.\(i)", sources: [bases.randomElement(using: &rng) ?? "b.0"], rule: rule))
+                continue
+            }
             let rule: Derived.Rule
             let arity: Int
             switch Int.random(in: 0..<6, using: &rng) {
@@ -75,7 +136,7 @@ struct PropagationPropertyTests {
 
     /// Recomputes every derived key in declaration (topological) order.
     static func oracle(_ derived: [Derived], values: inout [String: Int64], errors: inout Set<String>) {
-        for d in derived {
+        for d in derived where !d.isTimed {
             let inputs = d.sources.compactMap { values[$0] }
             guard inputs.count == d.sources.count else { continue }
             switch d.compute(inputs) {
@@ -98,6 +159,8 @@ struct PropagationPropertyTests {
             var store = Store()
             var oracleValues: [String: Int64] = [:]
             var oracleErrors: Set<String> = []
+            var time = TimeOracle()
+            var now: Int64 { store.clock.now().milliseconds }
             for base in Self.bases where Bool.random(using: &rng) {
                 let value = Int64.random(in: -5...20, using: &rng)
                 store.set(base, .integer(value))
@@ -109,11 +172,22 @@ struct PropagationPropertyTests {
                     return
                 }
             }
+            for base in Self.bases { time.received(oracleValues[base], from: base, at: now, derived, values: &oracleValues) }
             Self.oracle(derived, values: &oracleValues, errors: &oracleErrors)
             compare(store, derived, oracleValues, oracleErrors, step: 0)
 
             for step in 1...25 {
                 if Int.random(in: 0..<10, using: &rng) == 0 { store = restart(store) }
+                // Time passes; every timer that fell due fires (one revision per firing).
+                store.clock.advance(by: .milliseconds(Int.random(in: 0...250, using: &rng)))
+                while let due = store.engine.nextDeadline, due <= store.clock.now() {
+                    let fired = store.fire()
+                    let keys = fired.changes.map(\.key)
+                    #expect(Set(keys).count == keys.count, "a key changed twice in one firing (seed \(seed))")
+                    time.fire(at: now, values: &oracleValues)
+                    Self.oracle(derived, values: &oracleValues, errors: &oracleErrors)
+                }
+                compare(store, derived, oracleValues, oracleErrors, step: step)
                 var changes: [Change] = []
                 for base in Self.bases.shuffled(using: &rng).prefix(Int.random(in: 1...3, using: &rng)) {
                     if Int.random(in: 0..<7, using: &rng) == 0 {
@@ -123,6 +197,7 @@ struct PropagationPropertyTests {
                         let value = Int64.random(in: -5...20, using: &rng)
                         changes.append(.set(Store.key(base), .integer(value)))
                         oracleValues[base] = value
+                        time.received(value, from: base, at: now, derived, values: &oracleValues)
                     }
                 }
                 let propagation = store.write(changes)
@@ -138,6 +213,7 @@ struct PropagationPropertyTests {
 
     private func restart(_ store: Store) -> Store {
         let next = Store()
+        next.clock.set(store.clock.now())
         next.values = store.values
         next.errors = store.errors
         next.states = store.states

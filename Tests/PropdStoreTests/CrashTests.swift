@@ -1,4 +1,5 @@
 import Foundation
+import PropdTestSupport
 import GRDB
 import PropdCore
 import PropdStore
@@ -41,7 +42,7 @@ import Testing
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.standardError
-        try process.run()
+        try ProcessLaunch.run(process)
         // A watchdog, not a synchronisation: a hung child fails the test instead of hanging it.
         let pid = process.processIdentifier
         let watchdog = DispatchWorkItem { kill(pid, SIGKILL) }
@@ -74,9 +75,8 @@ import Testing
                 killed = true
             }
         }
-        process.waitUntilExit()
-        #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGKILL,
-                "the child ended otherwise than by our SIGKILL: \(process.terminationReason) \(process.terminationStatus)")
+        let status = ChildExit.wait(process)
+        #expect(status == 128 + SIGKILL, "the child ended otherwise than by our SIGKILL: status \(status)")
         return acknowledged
     }
 

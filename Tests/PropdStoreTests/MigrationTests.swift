@@ -70,7 +70,7 @@ import Testing
                 try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND name = 'history_by_key'")
             )
         }
-        #expect(schema.0 == 3)
+        #expect(schema.0 == 5)  // the latest migration, 005_commands, records 5
         #expect(schema.1 == [])
     }
 }

@@ -69,7 +69,9 @@ import Testing
         return request
     }
 
-    @Test func storeMatchesModel() async {
+    // Without shrinking: a failure reports its own expectations (shrinking
+    // re-runs the body and reports only the input when the re-run passes).
+    @Test(.shrinking(false)) func storeMatchesModel() async {
         await propertyCheck(count: 60, input: Gen.int(in: 0...1_000_000).array(of: 1...40)) { numbers in
             let dir = try TemporaryDirectory()
             let store = try openStore(dir, historyPerKey: 1000)
@@ -103,7 +105,8 @@ import Testing
     /// per key: outcomes as the model's, every key's history a newest-first
     /// prefix of the model's with at least 2 entries, `changes(after:)`
     /// complete after the horizon, and the chains intact.
-    @Test func storeMatchesModelWhileCompactingBatches() async {
+    // Without shrinking, as storeMatchesModel.
+    @Test(.shrinking(false)) func storeMatchesModelWhileCompactingBatches() async {
         await propertyCheck(count: 40, input: Gen.int(in: 0...1_000_000).array(of: 1...60)) { numbers in
             let dir = try TemporaryDirectory()
             let store = try openStore(dir, historyPerKey: 2)

@@ -1,4 +1,5 @@
 import Foundation
+import PropdTestSupport
 
 /// A small tmpfs mounted for one test, so that "disk full" and "read-only"
 /// are real. Needs root (the test sandbox runs as root); `nil` otherwise.
@@ -37,11 +38,10 @@ final class MountedFilesystem: Sendable {
         process.arguments = arguments
         process.standardError = FileHandle.nullDevice
         do {
-            try process.run()
+            try ProcessLaunch.run(process)
         } catch {
             return false
         }
-        process.waitUntilExit()
-        return process.terminationStatus == 0
+        return ChildExit.wait(process) == 0
     }
 }

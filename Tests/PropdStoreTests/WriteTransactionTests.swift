@@ -20,7 +20,7 @@ struct BodyFailed: Error, Equatable {}
 
         try await store.write { tx in try tx.set(d, true) }
         let failed = try await store.write { tx in try tx.setError(d, "division by zero") }
-        #expect(failed.changeSet.changes == [Change(key: d, kind: .error("division by zero"))])
+        #expect(failed.changeSet.changes == [Change(key: d, kind: .error("division by zero"), kept: true)])
         let inError = try #require(try store.get([d]).properties.first ?? nil)
         #expect(inError.value == true)
         #expect(inError.error == "division by zero")

@@ -192,6 +192,55 @@ import Glibc
         try await s.stop()
     }
 
+    /// Calls answered at once with a large reply start only as replies
+    /// leave, not a whole window of started calls at once when a slow
+    /// reader makes room: what the server holds for that reader stays near
+    /// the outbound high-water mark (the issue: 1,000 pipelined Gets of a
+    /// 1 MiB value took RSS 135 MiB above idle). Each reply here is larger
+    /// than the high-water mark (256 KiB).
+    @Test func callsAnsweredAtOnceStartOnlyAsTheirRepliesLeave() async throws {
+        let s = try await TestServer.start()
+        let raw = try RawSocket(path: s.path)
+        let calls = 60
+        raw.send(String(repeating: String.call("org.example.test.Big", #"{"bytes":300000}"#), count: calls))
+        let (read, ahead) = readOneByOne(calls, from: raw, counting: s.lot)
+        #expect(read == calls)
+        #expect(ahead <= 8, "\(ahead) replies were made ahead of the reader")
+        try await s.stop()
+    }
+
+    /// Behind a call still running (a write), calls of a method marked
+    /// `startingAfterEarlierCalls` (a read) wait for it, then start one at
+    /// a time as their replies leave, instead of all being made at once
+    /// when the running call ends.
+    @Test func readsBehindARunningCallStartOnlyAsTheirRepliesLeave() async throws {
+        let s = try await TestServer.start()
+        let raw = try RawSocket(path: s.path)
+        let calls = 60
+        raw.send(
+            String.call("org.example.test.Park", #"{"id":1}"#)
+                + String(repeating: String.call("org.example.test.BigRead", #"{"bytes":300000}"#), count: calls))
+        try await withTimeout { await s.lot.waitForResponders([1]) }
+        s.lot.responder(1)?.succeed(["parked": 1])
+        #expect(raw.replies(1).first?.parameters == ["parked": 1])
+        let (read, ahead) = readOneByOne(calls, from: raw, counting: s.lot)
+        #expect(read == calls)
+        #expect(ahead <= 8, "\(ahead) replies were made ahead of the reader")
+        try await s.stop()
+    }
+
+    /// Reads up to `calls` replies one at a time; how many were read, and
+    /// the most replies the server had made beyond those read.
+    private func readOneByOne(_ calls: Int, from raw: RawSocket, counting lot: ParkingLot) -> (read: Int, ahead: Int) {
+        var read = 0
+        var ahead = 0
+        while read < calls, raw.replies(1).count == 1 {
+            read += 1
+            ahead = max(ahead, lot.bigCallCount - read)
+        }
+        return (read, ahead)
+    }
+
     @Test func aStreamingMethodCalledWithoutMoreIsExpectedMore() async throws {
         let s = try await TestServer.start()
         let c = try await s.connect()

@@ -15,6 +15,11 @@ final class ParkingLot: Sendable {
     }
 
     private let state = NIOLockedValueBox(State())
+    private let bigCalls = NIOLockedValueBox(0)
+
+    /// How many `Big` calls have run.
+    var bigCallCount: Int { bigCalls.withLockedValue { $0 } }
+    func noteBigCall() { bigCalls.withLockedValue { $0 += 1 } }
 
     func park(_ id: Int64, _ responder: VarlinkResponder) {
         update { $0.responders[id] = responder }
@@ -87,13 +92,21 @@ enum TestInterface {
         method Crash() -> ()
         method Missing() -> ()
         method WhoAmI() -> (uid: int, gid: int, pid: int, connection: int)
+        method Big(bytes: int) -> (value: string)
+        method BigRead(bytes: int) -> (value: string)
 
         error Boom (why: string)
 
         """
 
     static func interface(lot: ParkingLot) -> VarlinkInterface {
-        VarlinkInterface(
+        // A reply of `bytes` bytes, counted.
+        let big: @Sendable (VarlinkCall, VarlinkConnectionContext) throws -> [String: JSONValue] = { call, _ in
+            lot.noteBigCall()
+            let bytes = try call.parameters.requiredInteger("bytes")
+            return ["value": .string(String(repeating: "b", count: Int(bytes)))]
+        }
+        return VarlinkInterface(
             name: name, description: description,
             methods: [
                 .synchronous("Echo") { call, _ in call.parameters },
@@ -128,6 +141,8 @@ enum TestInterface {
                     throw VarlinkCallError(name: "org.example.test.Boom", parameters: ["why": "asked"])
                 },
                 .synchronous("Crash") { _, _ in throw UnexpectedTestFailure() },
+                .synchronous("Big", big),
+                .synchronous("BigRead", big).startingAfterEarlierCalls(),
                 .synchronous("WhoAmI") { _, connection in
                     guard let peer = connection.peer else { throw VarlinkCallError.permissionDenied }
                     return [

@@ -91,6 +91,23 @@ def test_bind_derives_and_subscribe_streams(propd):
             assert live == {"key": "ui.login.enabled", "kind": "set", "value": True, "revision": revision}
 
 
+def test_keys_that_expire_are_deleted_as_a_revision_of_their_own(propd):
+    with varlink.Client(address=propd.address) as client:
+        with client.open("io.propd") as watcher, client.open("io.propd") as writer:
+            stream = watcher.Subscribe(["lease.*"], initial=False, _more=True)
+            assert next(stream)["event"]["kind"] == "synced"
+            written = writer.Set({"lease.a": "held"}, None, 300)["revision"]
+            lease = writer.Get(["lease.a"])["properties"][0]
+            assert isinstance(lease.get("expires"), int), lease
+            assert next(stream)["event"] == {"key": "lease.a", "kind": "set", "value": "held", "revision": written}
+            expired = next(stream)["event"]
+            assert expired == {"key": "lease.a", "kind": "delete", "revision": written + 1}
+            with pytest.raises(varlink.VarlinkError) as refused:
+                writer.Set({"lease.b": 1}, None, 0)
+            assert refused.value.error() == "org.varlink.service.InvalidParameter"
+            assert refused.value.parameters()["parameter"] == "ttl"
+
+
 def run_cli(*args):
     result = subprocess.run(
         [sys.executable, "-m", "varlink.cli", *args], capture_output=True, text=True, timeout=60

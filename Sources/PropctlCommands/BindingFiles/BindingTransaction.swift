@@ -15,6 +15,8 @@ struct BindingTransaction {
     struct Declaration: Sendable {
         var key: String
         var expression: String
+        /// Operator state to continue from (`propctl load`), instead of evaluating.
+        var state: JSONValue? = nil
     }
 
     /// A refused declaration: which one, why, and whether the undo failed too.
@@ -39,7 +41,7 @@ struct BindingTransaction {
         var revision = Revision.none
         for (index, declaration) in declarations.enumerated() {
             do {
-                let result = try await client.bind(declaration.key, declaration.expression)
+                let result = try await client.bind(declaration.key, declaration.expression, state: declaration.state)
                 revision = result.revision
                 sources.append(result.sources)
                 done.append(declaration)

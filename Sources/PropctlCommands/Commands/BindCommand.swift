@@ -9,7 +9,10 @@ struct BindCommand: AsyncParsableCommand {
         abstract: "Declare a derived property: KEY's value is computed by EXPRESSION.",
         discussion: """
             The daemon checks the expression (syntax, sources, cycles) before it stores \
-            anything, and computes the value at once when the sources have values.
+            anything, and computes the value at once when the sources have values. bind \
+            prints the revision and the sources, then the value the key landed on — or \
+            that it has none yet, or the evaluation error it is in (on stderr; the \
+            binding stays declared and the status is 0).
 
             --file declares every 'key = expression' of a .prop file (the format of \
             propd's bindings directory: expressions may span lines, # starts a comment) \
@@ -52,8 +55,11 @@ struct BindCommand: AsyncParsableCommand {
         guard let key, let expression else { return }
         let client = try await global.connect()
         let result: (revision: Revision, sources: [String])
+        let landed: Property?
         do {
             result = try await client.bind(key, expression)
+            // What the key landed on: read on the same connection, right after.
+            landed = try? await client.get([key]).first
             await client.close()
         } catch {
             await client.close()
@@ -64,12 +70,29 @@ struct BindCommand: AsyncParsableCommand {
             throw PropctlFailure(error, socket: global.socketChoice, more: more)
         }
         if global.json {
-            WireJSON.print(.object([
+            var reply: [String: JSONValue] = [
                 "revision": .integer(result.revision.rawValue), "sources": .array(result.sources.map { .string($0) }),
-            ]))
+            ]
+            if let landed { reply["property"] = WireJSON.property(landed) }
+            WireJSON.print(.object(reply))
         } else {
             let sources = result.sources.isEmpty ? "no static sources" : "sources " + result.sources.joined(separator: ", ")
             StandardStreams.out("\(result.revision)  \(key) (\(sources))\n")
+            Self.printLanding(landed, key: key)
+        }
+    }
+
+    /// The value a new binding landed on, or why it has none.
+    static func printLanding(_ property: Property?, key: String) {
+        guard let property else { return }
+        if let value = property.value {
+            StandardStreams.out("\(key) = \(ValueArgument.cell(value))\n")
+        } else if property.error == nil {
+            StandardStreams.out("\(key) has no value yet: its sources have none\n")
+        }
+        if let error = property.error {
+            let kept = property.value == nil ? "" : " (it keeps the value above)"
+            StandardStreams.err("propctl: warning: \(key) is in an evaluation error: \(TerminalText.escaped(error))\(kept)\n")
         }
     }
 
@@ -126,7 +149,7 @@ enum BindFileRefusal {
             (line, column) = entry.filePosition(expressionLine: l, column: c)
             message = SourceExcerpt.plainMessage(plain, line: l, column: c)
         }
-        var lines = ["\(path):\(line):\(column): error: \(error.name): \(message)"]
+        var lines = ["\(path):\(line):\(column): error: \(error.name): \(TerminalText.escaped(message))"]
         lines += SourceExcerpt.lines(of: text, line: line, column: column, style: style)
         if refusal.undoFailures.isEmpty {
             lines.append("nothing was bound: the \(refusal.index) binding(s) before it were put back as they were")

@@ -24,7 +24,7 @@ struct DumpCommand: AsyncParsableCommand {
         let document = try await global.withClient { client throws(PropdClientError) in
             try await Self.consistentDump(client)
         }
-        StandardStreams.out(document.text)
+        StandardStreams.out(TerminalText.escaped(document.text, keepingNewlines: true))
     }
 
     /// Lists, reads the bindings, and checks the store revision did not move

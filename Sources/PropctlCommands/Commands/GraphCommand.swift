@@ -11,7 +11,8 @@ struct GraphCommand: AsyncParsableCommand {
             Sources are ellipses, derived keys boxes, and each edge is labelled with the \
             operators of the binding (read from its expression). A derived key in an error \
             state is red, with its error. flatMap edges are dashed: they also follow keys \
-            chosen at run time. PATTERN selects derived keys. --json prints \
+            chosen at run time; so is the edge from takeUntil's key, labelled takeUntil \
+            (its changes end the stream, its values are not read). PATTERN selects derived keys. --json prints \
             {"nodes": [...], "edges": [...]}.
 
             Examples:
@@ -32,7 +33,7 @@ struct GraphCommand: AsyncParsableCommand {
         if global.json {
             WireJSON.print(graph.json)
         } else {
-            StandardStreams.out(graph.dot)
+            StandardStreams.out(TerminalText.escaped(graph.dot, keepingNewlines: true))
         }
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import PropdClient
 import PropdCore
 
@@ -12,8 +13,13 @@ struct LoadCommand: AsyncParsableCommand {
             unchanged since propctl read the store; then every binding is declared. If the \
             daemon refuses anything, what was done is undone: bindings are put back as \
             they were, and written values are restored (or deleted if they were new). \
-            Keys not in the dump are left alone. Derived values are recomputed by the \
-            daemon from their sources; revisions are the new store's own.
+            Keys not in the dump are left alone. A binding dumped with its operator \
+            state continues from it (scan accumulators, take/skip counters, the last \
+            values of filter and distinctUntilChanged, pending throttle, delay and \
+            timeout timers) and keeps its dumped value; one without state is \
+            recomputed from its sources. Keys that expire are then written again with \
+            the time they had left (one Set per deadline; a deadline already past \
+            expires at once). Revisions are the new store's own.
 
             Examples:
               propctl load propd-backup.json
@@ -28,11 +34,11 @@ struct LoadCommand: AsyncParsableCommand {
 
     func run() async throws {
         let text = try TextFile.read(file)
-        let values: [DumpDocument.PlainValue]
+        let dumped: [DumpDocument.PlainValue]
         let bindings: [DumpDocument.Binding]
         do {
             let document = try DumpDocument(parsing: text)
-            values = try document.plainValues()
+            dumped = try document.plainValues()
             bindings = try document.declaredBindings()
         } catch {
             throw PropctlFailure.usage("\(file): \(error.description)")
@@ -42,11 +48,14 @@ struct LoadCommand: AsyncParsableCommand {
         let socket = global.socketChoice
 
         // 1. Every plain value in one revision, expecting what we read.
+        var values = dumped
         var before: [String: Property] = [:]
         var written: Revision?
         if !values.isEmpty {
             do {
                 for p in try await client.list().properties { before[p.key.rawValue] = p }
+                // A key already derived here keeps its value: Bind replaces its binding.
+                values.removeAll { $0.isDerived && before[$0.key]?.binding != nil }
                 var expect: [String: Revision] = [:]
                 var set: [String: JSONValue] = [:]
                 for v in values {
@@ -64,7 +73,7 @@ struct LoadCommand: AsyncParsableCommand {
         if !bindings.isEmpty {
             do {
                 revision = try await BindingTransaction(client: client)
-                    .apply(bindings.map { .init(key: $0.key, expression: $0.expression) }).revision
+                    .apply(bindings.map { .init(key: $0.key, expression: $0.expression, state: $0.state) }).revision
             } catch {
                 var lines: [String] = []
                 if error.index >= 0, error.index < bindings.count {
@@ -78,14 +87,43 @@ struct LoadCommand: AsyncParsableCommand {
                 throw PropctlFailure(error.error, socket: socket, more: lines)
             }
         }
+        // 3. Keys that expire, with the time they have left.
+        if let written {
+            do throws(PropdClientError) {
+                if let last = try await expireAgain(values, written: written, client: client) { revision = last }
+            } catch {
+                throw PropctlFailure(error, socket: socket, more: ["everything was loaded, but some keys do not expire"])
+            }
+        }
         if global.json {
             WireJSON.print(.object([
-                "revision": .integer(revision.rawValue), "properties": .integer(Int64(values.count)),
+                "revision": .integer(revision.rawValue), "properties": .integer(Int64(values.count(where: { !$0.isDerived }))),
                 "bindings": .integer(Int64(bindings.count)),
             ]))
         } else {
-            StandardStreams.out("\(revision)  loaded \(values.count) properties and \(bindings.count) bindings from \(file)\n")
+            StandardStreams.out("\(revision)  loaded \(values.count(where: { !$0.isDerived })) properties and \(bindings.count) bindings from \(file)\n")
         }
+    }
+
+    /// Sets the keys that expire again with `ttl`, one Set per deadline,
+    /// each expecting the key unchanged since step 1. Returns the last revision.
+    private func expireAgain(_ values: [DumpDocument.PlainValue], written: Revision, client: PropdClient)
+        async throws(PropdClientError) -> Revision?
+    {
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        var last: Revision?
+        let groups = Dictionary(grouping: values.filter { $0.expires != nil }) { $0.expires ?? 0 }
+        for (deadline, group) in groups.sorted(by: { $0.key < $1.key }) {
+            var set: [String: JSONValue] = [:]
+            var expect: [String: Revision] = [:]
+            for value in group {
+                set[value.key] = value.value
+                expect[value.key] = written
+            }
+            let ttl = min(max(1, deadline - now), 1 << 31)
+            last = try await client.set(set, expect: expect, ttl: ttl)
+        }
+        return last
     }
 
     /// Restores the values step 1 overwrote and deletes the keys it created,

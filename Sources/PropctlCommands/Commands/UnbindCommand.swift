@@ -16,13 +16,27 @@ struct UnbindCommand: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    @Argument(help: ArgumentHelp("The derived key.", valueName: "key"))
+    @Argument(help: ArgumentHelp("The derived key.", valueName: "key"), completion: .custom(KeyCompletion.keys))
     var key: String
 
     func run() async throws {
-        let revision = try await global.withClient { client throws(PropdClientError) in
-            try await client.unbind(key)
+        let client = try await global.connect()
+        do {
+            let revision = try await client.unbind(key)
+            await client.close()
+            global.printRevision(revision)
+        } catch .noSuchKey(let missing) where missing == key {
+            // The daemon answers NoSuchKey for a key without a binding; say
+            // which it is when the key exists as a plain property.
+            let exists = (try? await client.get([key]))?.isEmpty == false
+            await client.close()
+            guard exists else { throw PropctlFailure(.noSuchKey(missing), socket: global.socketChoice) }
+            throw PropctlFailure(kind: .daemon, lines: [
+                "error: \(key) has no binding: it is a plain property, so there is nothing to unbind"
+            ])
+        } catch {
+            await client.close()
+            throw PropctlFailure(error, socket: global.socketChoice)
         }
-        global.printRevision(revision)
     }
 }

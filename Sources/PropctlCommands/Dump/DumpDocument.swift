@@ -13,14 +13,17 @@ import PropdCore
 ///     {"binding":"room.temp.map { $0 * 9 / 5 + 32 }","created":5,"key":"room.f","revision":41,"value":70.7}
 ///   ],
 ///   "bindings": [
-///     {"expression":"room.temp.map { $0 * 9 / 5 + 32 }","key":"room.f","sources":["room.temp"]}
+///     {"expression":"room.temp.map { $0 * 9 / 5 + 32 }","key":"room.f","sources":["room.temp"],
+///      "state":{"states":[]}}
 ///   ]
 /// }
 /// ```
 ///
-/// Properties are the io.propd `Property` objects and bindings the `Binding`
-/// objects, one per line so that dumps diff well. `revision` is the store
+/// Properties are the io.propd `Property` objects (with `expires` for keys
+/// that expire) and bindings the `Binding` objects with their operator
+/// `state`, one per line so that dumps diff well. `revision` is the store
 /// revision the dump was read at (for information: load does not restore it).
+/// The fields are described in README.md ("propctl dump and load").
 struct DumpDocument: Equatable {
     static let format = "propd-dump"
     static let version: Int64 = 1
@@ -28,11 +31,17 @@ struct DumpDocument: Equatable {
     struct PlainValue: Equatable {
         var key: String
         var value: JSONValue
+        /// When the key expires (milliseconds since the epoch).
+        var expires: Int64? = nil
+        /// A derived key's value, written before its binding is restored with its state.
+        var isDerived = false
     }
 
     struct Binding: Equatable {
         var key: String
         var expression: String
+        /// The operator state to continue from; `nil` (an older dump) evaluates afresh.
+        var state: JSONValue? = nil
     }
 
     var revision: Revision
@@ -42,7 +51,13 @@ struct DumpDocument: Equatable {
     init(revision: Revision, properties: [Property], bindings: [BindingInfo]) {
         self.revision = revision
         self.properties = properties.map(WireJSON.property)
-        self.bindings = bindings.map(WireJSON.binding)
+        self.bindings = bindings.map { binding in
+            guard case .object(var object) = WireJSON.binding(binding), let state = binding.state else {
+                return WireJSON.binding(binding)
+            }
+            object["state"] = state
+            return .object(object)
+        }
     }
 
     var text: String {
@@ -83,14 +98,25 @@ struct DumpDocument: Equatable {
         self.bindings = bindings
     }
 
-    /// The plain properties to Set: those with a value and no binding.
+    /// The values to Set: plain properties with a value, and the values of
+    /// derived keys whose binding is restored with its state (it does not
+    /// evaluate again, so its value must be written first).
     func plainValues() throws(DumpError) -> [PlainValue] {
-        let derived = Set(try declaredBindings().map(\.key))
+        var stateful: Set<String> = []
+        var derived: Set<String> = []
+        for binding in try declaredBindings() {
+            derived.insert(binding.key)
+            if binding.state != nil { stateful.insert(binding.key) }
+        }
         var values: [PlainValue] = []
         for (i, item) in properties.enumerated() {
             guard case .string(let key)? = item["key"] else { throw DumpError("properties[\(i)] has no \"key\"") }
-            guard item["binding"] == nil, !derived.contains(key), let value = item["value"] else { continue }
-            values.append(PlainValue(key: key, value: value))
+            guard let value = item["value"] else { continue }
+            let isDerived = item["binding"] != nil || derived.contains(key)
+            guard !isDerived || stateful.contains(key) else { continue }
+            var expires: Int64?
+            if case .integer(let deadline)? = item["expires"] { expires = deadline }
+            values.append(PlainValue(key: key, value: value, expires: isDerived ? nil : expires, isDerived: isDerived))
         }
         return values
     }
@@ -101,7 +127,13 @@ struct DumpDocument: Equatable {
             guard case .string(let key)? = item["key"], case .string(let expression)? = item["expression"] else {
                 throw DumpError("bindings[\(i)] needs a \"key\" and an \"expression\"")
             }
-            result.append(Binding(key: key, expression: expression))
+            var state: JSONValue?
+            switch item["state"] {
+            case nil, .null?: state = nil
+            case .object(let object)?: state = .object(object)
+            default: throw DumpError("bindings[\(i)].state must be an object")
+            }
+            result.append(Binding(key: key, expression: expression, state: state))
         }
         return result
     }

@@ -14,6 +14,8 @@ struct BindingGraph {
         var from: String
         var to: String
         var operators: [String]
+        /// `takeUntil`'s key: its changes end the stream, its values are not read.
+        var isStopSignal = false
     }
 
     var nodes: [Node] = []
@@ -34,16 +36,22 @@ struct BindingGraph {
         }
         for binding in bindings {
             let operators = OperatorChain.of(binding.expression)
+            let stopSignals = OperatorChain.stopSignals(of: binding.expression)
             for source in binding.sources {
                 _ = node(source)
-                edges.append(Edge(from: source, to: binding.key, operators: operators))
+                if stopSignals.contains(source) {
+                    edges.append(Edge(from: source, to: binding.key, operators: ["takeUntil"], isStopSignal: true))
+                } else {
+                    edges.append(Edge(from: source, to: binding.key, operators: operators))
+                }
             }
         }
     }
 
     /// Graphviz DOT: sources as ellipses, derived keys as filled boxes, keys
     /// in an error state red with the error in their label; `flatMap` edges
-    /// dashed (they also follow keys chosen at run time).
+    /// dashed (they also follow keys chosen at run time), and so is the edge
+    /// from `takeUntil`'s key (a stop signal, whose values are not read).
     var dot: String {
         var out = "digraph propd {\n"
         out += "  rankdir=LR;\n"
@@ -65,7 +73,9 @@ struct BindingGraph {
         }
         for edge in edges {
             var attributes = ["label=" + Self.quote(edge.operators.joined(separator: " → "))]
-            if edge.operators.contains("flatMap") { attributes.append("style=dashed") }
+            if edge.isStopSignal || edge.operators.contains("flatMap") || edge.operators.contains("flattenMap") {
+                attributes.append("style=dashed")
+            }
             out += "  \(Self.quote(edge.from)) -> \(Self.quote(edge.to)) [\(attributes.joined(separator: ", "))];\n"
         }
         return out + "}\n"

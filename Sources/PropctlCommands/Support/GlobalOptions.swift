@@ -22,7 +22,8 @@ struct GlobalOptions: ParsableArguments {
     func connect() async throws(PropctlFailure) -> PropdClient {
         let choice = socketChoice
         do {
-            return try await PropdClient.connect(to: choice.path)
+            // One-shot commands: a blocking socket, no event loop to start.
+            return try await PropdClient.connect(to: choice.path, transport: .blockingSocket)
         } catch {
             throw PropctlFailure(error, socket: choice)
         }

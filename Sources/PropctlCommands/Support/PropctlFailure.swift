@@ -5,16 +5,18 @@ import PropdClient
 ///
 /// Exit codes: 0 success, 1 an error from the daemon, 2 a usage error (the
 /// command line, or a file it names, is unusable: nothing was sent), 3 the
-/// daemon cannot be reached.
+/// daemon cannot be reached, 4 a derived key read is in an evaluation error
+/// (its kept value was printed).
 struct PropctlFailure: Error, CustomStringConvertible {
     enum Kind: Sendable {
-        case daemon, usage, unreachable
+        case daemon, usage, unreachable, derivedKeyInError
 
         var exitCode: Int32 {
             switch self {
             case .daemon: return 1
             case .usage: return 2
             case .unreachable: return 3
+            case .derivedKeyInError: return 4
             }
         }
     }
@@ -34,10 +36,10 @@ struct PropctlFailure: Error, CustomStringConvertible {
     init(_ error: PropdClientError, socket: SocketChoice, more: [String] = []) {
         if error.isUnreachable {
             kind = .unreachable
-            lines = ["error: \(error.description)"] + socket.unreachableHint
+            lines = ["error: \(error.description)"] + socket.unreachableHint(for: error)
         } else {
             kind = .daemon
-            lines = ["error: \(error.name): \(error.description)"] + more
+            lines = ["error: \(error.name): \(TerminalText.escaped(error.description))"] + more
         }
     }
 

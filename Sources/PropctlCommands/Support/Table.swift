@@ -1,9 +1,16 @@
 /// Rows printed in aligned columns. Widths are measured on the plain text,
 /// so colouring a cell does not break the alignment.
 struct Table {
+    /// One cell; its text is stored with control characters escaped
+    /// (``TerminalText``), so no value can drive the reader's terminal.
     struct Cell {
         var text: String
-        var paint: (String) -> String = { $0 }
+        var paint: (String) -> String
+
+        init(text: String, paint: @escaping (String) -> String = { $0 }) {
+            self.text = TerminalText.escaped(text)
+            self.paint = paint
+        }
     }
 
     var header: [String]?

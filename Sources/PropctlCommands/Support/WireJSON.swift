@@ -13,6 +13,7 @@ enum WireJSON {
         if let value = p.value { o["value"] = value }
         if let binding = p.binding { o["binding"] = .string(binding) }
         if let error = p.error { o["error"] = .string(error) }
+        if let expires = p.expires { o["expires"] = .integer(expires) }
         return .object(o)
     }
 
@@ -36,8 +37,9 @@ enum WireJSON {
 
     static func revision(_ r: Revision) -> JSONValue { .object(["revision": .integer(r.rawValue)]) }
 
-    /// Prints one compact JSON document and a newline.
+    /// Prints one compact JSON document and a newline. DEL and C1 controls,
+    /// which JSON allows raw, are escaped too: the same document, safe on a terminal.
     static func print(_ value: JSONValue) {
-        StandardStreams.out(value.jsonString + "\n")
+        StandardStreams.out(TerminalText.escaped(value.jsonString) + "\n")
     }
 }

@@ -15,18 +15,29 @@ struct Closure: Sendable {
     var takesAccumulator: Bool
     var location: SourceLocation
 
-    func call(_ value: JSONValue) throws(EvaluationError) -> JSONValue {
+    /// Calls the closure on `value` within `limits`: its result is never
+    /// larger than ``BindingLimits/maxValueBytes``.
+    func call(_ value: JSONValue, limits: BindingLimits = .defaults) throws(EvaluationError) -> JSONValue {
+        var budget = EvaluationBudget(limits, at: location)
+        let result: JSONValue
         switch shape {
-        case .whole: return try body.evaluate(.one(value))
-        case .spread(let count): return try body.evaluate(.many(try spread(value, count)))
+        case .whole: result = try body.evaluate(.one(value), &budget)
+        case .spread(let count): result = try body.evaluate(.many(try spread(value, count)), &budget)
         }
+        return try budget.admit(result, at: location)
     }
 
-    func call(accumulator: JSONValue, _ value: JSONValue) throws(EvaluationError) -> JSONValue {
+    func call(accumulator: JSONValue, _ value: JSONValue, limits: BindingLimits = .defaults) throws(EvaluationError)
+        -> JSONValue
+    {
+        var budget = EvaluationBudget(limits, at: location)
+        let result: JSONValue
         switch shape {
-        case .whole: return try body.evaluate(.many([accumulator, value]))
-        case .spread(let count): return try body.evaluate(.many([accumulator] + (try spread(value, count))))
+        case .whole: result = try body.evaluate(.many([accumulator, value]), &budget)
+        case .spread(let count):
+            result = try body.evaluate(.many([accumulator] + (try spread(value, count))), &budget)
         }
+        return try budget.admit(result, at: location)
     }
 
     private func spread(_ value: JSONValue, _ count: Int) throws(EvaluationError) -> [JSONValue] {

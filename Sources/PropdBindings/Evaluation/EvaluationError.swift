@@ -12,6 +12,10 @@ struct EvaluationError: Error, Sendable, Equatable, CustomStringConvertible {
         case invalidKey
         case invalidConversion
         case cycle
+        /// A value built beyond ``BindingLimits/maxValueBytes``.
+        case valueTooLarge
+        /// Work beyond ``BindingLimits/maxEvaluationSteps``.
+        case evaluationTooLong
     }
 
     var kind: Kind

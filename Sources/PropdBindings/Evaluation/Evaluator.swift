@@ -17,8 +17,9 @@ enum Frame {
 }
 
 extension Expression {
-    /// Evaluates the expression with closure parameters in `frame`.
-    func evaluate(_ frame: Frame) throws(EvaluationError) -> JSONValue {
+    /// Evaluates the expression with closure parameters in `frame`, within `budget`.
+    func evaluate(_ frame: Frame, _ budget: inout EvaluationBudget) throws(EvaluationError) -> JSONValue {
+        try budget.step()
         switch self {
         case .constant(let value):
             return value
@@ -27,54 +28,58 @@ extension Expression {
         case .array(let elements):
             var values: [JSONValue] = []
             values.reserveCapacity(elements.count)
-            for element in elements { values.append(try element.evaluate(frame)) }
-            return .array(values)
+            for element in elements { values.append(try element.evaluate(frame, &budget)) }
+            return try budget.admit(.array(values), at: budget.location)
         case .object(let members):
             var values: [String: JSONValue] = [:]
-            for (name, member) in members { values[name] = try member.evaluate(frame) }
-            return .object(values)
+            for (name, member) in members { values[name] = try member.evaluate(frame, &budget) }
+            return try budget.admit(.object(values), at: budget.location)
         case .not(let operand, let location):
-            guard case .bool(let b) = try operand.evaluate(frame) else {
+            guard case .bool(let b) = try operand.evaluate(frame, &budget) else {
                 throw EvaluationError(kind: .typeMismatch,
-                    reason: "'!' needs a bool, got \(try operand.evaluate(frame).typeName)", location: location)
+                    reason: "'!' needs a bool, got \(try operand.evaluate(frame, &budget).typeName)", location: location)
             }
             return .bool(!b)
         case .negate(let operand, let location):
-            return try Arithmetic.negate(try operand.evaluate(frame), at: location)
+            return try Arithmetic.negate(try operand.evaluate(frame, &budget), at: location)
         case .binary(let op, let lhs, let rhs, let location):
-            return try evaluateBinary(op, lhs, rhs, location, frame)
+            return try evaluateBinary(op, lhs, rhs, location, frame, &budget)
         case .conditional(let condition, let whenTrue, let whenFalse, let location):
-            let value = try condition.evaluate(frame)
+            let value = try condition.evaluate(frame, &budget)
             guard case .bool(let b) = value else {
                 throw EvaluationError(kind: .typeMismatch,
                     reason: "the condition of '? :' must be a bool, got \(value.typeName)", location: location)
             }
-            return try (b ? whenTrue : whenFalse).evaluate(frame)
+            return try (b ? whenTrue : whenFalse).evaluate(frame, &budget)
         case .member(let base, let name, let location):
-            return try Access.member(try base.evaluate(frame), name, at: location)
+            return try Access.member(try base.evaluate(frame, &budget), name, at: location)
         case .index(let base, let index, let location):
-            return try Access.index(try base.evaluate(frame), try index.evaluate(frame), at: location)
+            return try Access.index(try base.evaluate(frame, &budget), try index.evaluate(frame, &budget), at: location)
         case .call(let function, let arguments, let location):
             var values: [JSONValue] = []
             values.reserveCapacity(arguments.count)
-            for argument in arguments { values.append(try argument.evaluate(frame)) }
-            return try function.apply(values, at: location)
+            for argument in arguments {
+                let value = try argument.evaluate(frame, &budget)
+                try budget.read(value, at: location)
+                values.append(value)
+            }
+            return try budget.admit(try function.apply(values, at: location), at: location)
         }
     }
 
     private func evaluateBinary(
         _ op: BinaryOperator, _ lhs: Expression, _ rhs: Expression, _ location: SourceLocation,
-        _ frame: Frame
+        _ frame: Frame, _ budget: inout EvaluationBudget
     ) throws(EvaluationError) -> JSONValue {
         switch op {
         case .and, .or:
-            let left = try lhs.evaluate(frame)
+            let left = try lhs.evaluate(frame, &budget)
             guard case .bool(let a) = left else {
                 throw EvaluationError(kind: .typeMismatch,
                     reason: "'\(op.rawValue)' needs bools, got \(left.typeName) on its left", location: location)
             }
             if op == .and ? !a : a { return .bool(a) }
-            let right = try rhs.evaluate(frame)
+            let right = try rhs.evaluate(frame, &budget)
             guard case .bool = right else {
                 throw EvaluationError(kind: .typeMismatch,
                     reason: "'\(op.rawValue)' needs bools, got \(right.typeName) on its right", location: location)
@@ -83,16 +88,16 @@ extension Expression {
         case .coalesce:
             let left: JSONValue
             do throws(EvaluationError) {
-                left = try lhs.evaluate(frame)
+                left = try lhs.evaluate(frame, &budget)
             } catch {
                 guard error.isMissing else { throw error }
-                return try rhs.evaluate(frame)
+                return try rhs.evaluate(frame, &budget)
             }
-            if case .null = left { return try rhs.evaluate(frame) }
+            if case .null = left { return try rhs.evaluate(frame, &budget) }
             return left
         default:
-            let left = try lhs.evaluate(frame)
-            let right = try rhs.evaluate(frame)
+            let left = try lhs.evaluate(frame, &budget)
+            let right = try rhs.evaluate(frame, &budget)
             // Integer + - * inline: the commonest arithmetic of bindings.
             if case .integer(let x) = left, case .integer(let y) = right {
                 let outcome: (partialValue: Int64, overflow: Bool)
@@ -104,7 +109,9 @@ extension Expression {
                 }
                 if !outcome.overflow { return .integer(outcome.partialValue) }
             }
-            return try Arithmetic.apply(op, left, right, at: location)
+            try budget.read(left, at: location)
+            try budget.read(right, at: location)
+            return try budget.admit(try Arithmetic.apply(op, left, right, at: location), at: location)
         }
     }
 }

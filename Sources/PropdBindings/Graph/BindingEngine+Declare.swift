@@ -54,6 +54,42 @@ extension BindingEngine {
         return Declaration(sources: compiled.sources, propagation: propagation)
     }
 
+    /// Declares or replaces the binding of `key` with the operator state a
+    /// dump saved (``state(of:)``), without evaluating it: the key keeps its
+    /// value and the binding continues where the dumped one stopped (scan
+    /// accumulators, counters, pending timers). Nothing changes when it throws.
+    ///
+    /// - Throws: what ``declare(key:expression:lookup:)`` throws, and
+    ///   ``BindingError/invalid(message:line:column:)`` when `state` does not
+    ///   fit the expression's operators.
+    public func declare(key: Key, expression: String, restoring state: JSONValue) throws(BindingError) -> Declaration {
+        let compiled = try plan(key: key, expression: expression)
+        let binding = DerivedBinding(expression: expression, compiled: compiled, sourceNodes: [])
+        guard binding.restore(state) else {
+            throw .invalid("the saved state does not fit the operators of this expression", at: .start)
+        }
+        let id = node(for: key)
+        unlink(id)
+        let restored = DerivedBinding(expression: expression, compiled: compiled,
+            sourceNodes: compiled.sources.map { node(for: $0) })
+        restored.restore(state)
+        followRestoredTargets(of: restored)
+        link(restored, at: id)
+        raise(id, to: requiredHeight(of: restored))
+        let propagation = Propagation(states: [BindingStateUpdate(key: key, state: restored.stateJSON)],
+            nextDeadline: nextDeadline)
+        return Declaration(sources: compiled.sources, propagation: propagation)
+    }
+
+    /// Gives the flatMap targets of restored state their nodes.
+    func followRestoredTargets(of binding: DerivedBinding) {
+        for slot in binding.states.indices {
+            guard case .flatMap(var s) = binding.states[slot], let target = s.target else { continue }
+            s.targetNode = node(for: target)
+            binding.states[slot] = .flatMap(s)
+        }
+    }
+
     /// Removes the binding of `key` (Unbind): the key keeps its last value as
     /// a plain property; bindings reading it keep reading it.
     /// - Returns: whether `key` had a binding.
@@ -67,7 +103,7 @@ extension BindingEngine {
 
     /// Rebuilds bindings persisted by a previous run, with their operator
     /// state, without evaluating anything (no value is emitted again).
-    /// Pending throttles keep their deadlines: call ``fireDueTimers(now:lookup:)``
+    /// Pending timers (throttle, delay, timeout) keep their deadlines: call ``fireDueTimers(now:lookup:)``
     /// when ``nextDeadline`` is due.
     ///
     /// A state that does not fit the expression (e.g. written by another
@@ -89,11 +125,7 @@ extension BindingEngine {
             let binding = DerivedBinding(expression: entry.expression, compiled: compiled,
                 sourceNodes: compiled.sources.map { node(for: $0) })
             if let state = entry.state { binding.restore(state) }
-            for slot in binding.states.indices {
-                guard case .flatMap(var s) = binding.states[slot], let target = s.target else { continue }
-                s.targetNode = node(for: target)
-                binding.states[slot] = .flatMap(s)
-            }
+            followRestoredTargets(of: binding)
             link(binding, at: id)
         }
         for cycle in recomputeHeights() {
@@ -113,8 +145,7 @@ extension BindingEngine {
         for followed in binding.followedNodes { nodes[Int(followed)].dependents.append(id) }
         nodes[Int(id)].binding = binding
         bindingCount += 1
-        binding.deadline = binding.earliestDeadline()
-        if let deadline = binding.deadline { timers[id] = deadline }
+        schedule.set(.binding(id), at: binding.earliestDeadline())
     }
 
     /// Removes the binding on node `id`, if any, with all its edges and timers.
@@ -124,7 +155,7 @@ extension BindingEngine {
         for followed in binding.followedNodes { removeDependent(id, from: followed) }
         nodes[Int(id)].binding = nil
         bindingCount -= 1
-        timers[id] = nil
+        schedule.set(.binding(id), at: nil)
     }
 }
 
@@ -136,15 +167,18 @@ extension DerivedBinding {
         return .object(object)
     }
 
-    /// Loads `json` (from ``stateJSON``) when it fits this binding's operators.
-    func restore(_ json: JSONValue) {
+    /// Loads `json` (from ``stateJSON``) when it fits this binding's
+    /// operators; returns whether it did (the error is kept either way).
+    @discardableResult
+    func restore(_ json: JSONValue) -> Bool {
         if case .string(let message)? = json["error"] { error = message }
-        guard case .array(let saved)? = json["states"], saved.count == states.count else { return }
+        guard case .array(let saved)? = json["states"], saved.count == states.count else { return false }
         var restored: [OperatorState] = []
         for (fresh, entry) in zip(states, saved) {
-            guard let state = fresh.restored(from: entry) else { return }
+            guard let state = fresh.restored(from: entry) else { return false }
             restored.append(state)
         }
         states = restored
+        return true
     }
 }

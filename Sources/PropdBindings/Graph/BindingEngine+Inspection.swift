@@ -38,13 +38,19 @@ extension BindingEngine {
     }
 
     /// Every edge of the graph, source → derived, labelled with the derived
-    /// key's operators; flatMap's current targets are marked dynamic.
+    /// key's operators; flatMap's current targets are marked dynamic, and a
+    /// key read only by `takeUntil` is a stop signal labelled `takeUntil`.
     /// Sorted by derived key, then source.
     public func edges(matching pattern: KeyPattern = .all) -> [BindingEdge] {
         var edges: [BindingEdge] = []
         for node in nodes {
             guard let binding = node.binding, pattern.matches(node.key) else { continue }
             for source in binding.compiled.sources {
+                if binding.compiled.stopSignals.contains(source) {
+                    edges.append(BindingEdge(source: source, derived: node.key, operators: ["takeUntil"],
+                        isDynamic: false, isStopSignal: true))
+                    continue
+                }
                 edges.append(BindingEdge(source: source, derived: node.key,
                     operators: binding.compiled.operatorLabels, isDynamic: false))
             }
@@ -57,12 +63,12 @@ extension BindingEngine {
     }
 
     /// The graph in Graphviz DOT: one edge per source → derived key, labelled
-    /// with the operator chain; flatMap edges dashed.
+    /// with the operator chain; flatMap and takeUntil edges dashed.
     public func dot(matching pattern: KeyPattern = .all) -> String {
         var lines = ["digraph propd {", "  rankdir=LR;"]
         for edge in edges(matching: pattern) {
             let label = edge.operators.joined(separator: " → ")
-            let style = edge.isDynamic ? ", style=dashed" : ""
+            let style = edge.isDynamic || edge.isStopSignal ? ", style=dashed" : ""
             lines.append("  \(quoted(edge.source.rawValue)) -> \(quoted(edge.derived.rawValue)) [label=\(quoted(label))\(style)];")
         }
         lines.append("}")
@@ -88,4 +94,7 @@ public struct BindingEdge: Sendable, Hashable {
     public var operators: [String]
     /// True for a key followed through flatMap (it changes at run time).
     public var isDynamic: Bool
+    /// True for a key named only by `takeUntil`: its changes end the stream,
+    /// its values are not read.
+    public var isStopSignal = false
 }

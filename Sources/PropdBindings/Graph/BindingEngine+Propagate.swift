@@ -30,21 +30,63 @@ extension BindingEngine {
         }
     }
 
-    /// Emits the throttled values whose deadline is at or before `now`, and
-    /// everything downstream of them. The service commits the result as a
-    /// revision of its own.
+    /// Fires every deadline at or before `now`: deletes the keys that
+    /// expired (``Propagation/expired``), lets each time operator that is
+    /// due emit (throttled or delayed values, timeouts), and computes
+    /// everything downstream of both, glitch-free. The service commits the
+    /// result as one revision of its own.
     public func fireDueTimers(now: BindingInstant, lookup: Lookup) -> Propagation {
         withoutActuallyEscaping(lookup) { lookup in
             beginEpoch()
-            for (id, deadline) in timers where deadline <= now.milliseconds {
-                nodes[Int(id)].queuedEpoch = epoch
-                queue.push(node: id, height: nodes[Int(id)].height)
-            }
             var result = Propagation()
+            for owner in schedule.removeDue(atOrBefore: now.milliseconds) {
+                switch owner {
+                case .binding(let id):
+                    guard nodes[Int(id)].queuedEpoch != epoch else { continue }
+                    nodes[Int(id)].queuedEpoch = epoch
+                    queue.push(node: id, height: nodes[Int(id)].height)
+                case .expiry(let key):
+                    expiringKeys -= 1
+                    result.expired.append(key)
+                    input.append(.delete(key))
+                    guard let id = ids[key] else { continue }
+                    mark(id, .deleted)
+                    enqueueDependents(of: id)
+                }
+            }
             drain(now: now.milliseconds, lookup: lookup, into: &result)
             return finish(result)
         }
     }
+
+    /// Sets (a deadline) or clears (`nil`) the expiry of `keys`: a `Set`
+    /// with `ttl` (a heartbeat restarts the clock), a `Set` without it, a
+    /// `Delete`, or a key becoming derived. Clearing costs nothing while no
+    /// key expires.
+    public func expire(_ keys: some Sequence<Key>, at deadline: BindingInstant?) {
+        if deadline == nil && expiringKeys == 0 { return }
+        for key in keys {
+            let old = schedule.set(.expiry(key), at: deadline?.milliseconds)
+            expiringKeys += (deadline == nil ? 0 : 1) - (old == nil ? 0 : 1)
+        }
+    }
+
+    /// Restores the expiring keys a previous run persisted (at start, or
+    /// after a rollback).
+    public func restoreExpiries(_ expiring: [(key: Key, expires: Int64)]) {
+        schedule.reserveCapacity(expiring.count)
+        for (key, expires) in expiring {
+            if schedule.set(.expiry(key), at: expires) == nil { expiringKeys += 1 }
+        }
+    }
+
+    /// When `key` expires, if it does.
+    public func expiry(of key: Key) -> BindingInstant? {
+        schedule.deadline(of: .expiry(key)).map { BindingInstant(milliseconds: $0) }
+    }
+
+    /// The number of keys that expire.
+    public var expiringCount: Int { expiringKeys }
 
     // MARK: The propagation loop
 
@@ -75,11 +117,19 @@ extension BindingEngine {
     }
 
     func drain(now: Int64, lookup: @escaping Lookup, into result: inout Propagation) {
+        let bound = limits.maxRecomputationsPerRevision
         while let (id, height) = queue.pop() {
             // An entry left behind when the node was raised: the newer one will come.
             guard nodes[Int(id)].height == height else { continue }
+            if result.recomputations >= bound {
+                result.overflowed = true
+                queue.removeAll()
+                break
+            }
+            result.recomputations += 1
             evaluate(id, subscribing: id == subscriber, now: now, lookup: lookup, into: &result)
         }
+        largestRecomputation = max(largestRecomputation, result.recomputations)
     }
 
     /// How the change set being propagated changed `key`, for a key without a node.
@@ -130,10 +180,7 @@ extension BindingEngine {
         }
         binding.states = states
         for follow in run.follows { applyFollow(follow, binding: binding, at: id) }
-        if binding.compiled.usesTime {
-            binding.deadline = binding.earliestDeadline()
-            timers[id] = binding.deadline
-        }
+        if binding.compiled.usesTime { schedule.set(.binding(id), at: binding.earliestDeadline()) }
         var stateChanged = run.stateChanged
         switch output {
         case .value(let value):
@@ -151,7 +198,18 @@ extension BindingEngine {
                 result.changes.append(Change(key: nodes[Int(id)].key, kind: .error(message)))
             }
         case .nothing, .deleted:
-            break
+            // A value that evaluated without error and was then dropped still
+            // ends the error state (the property keeps its value).
+            if run.dropped, binding.error != nil {
+                binding.error = nil
+                stateChanged = true
+                let key = nodes[Int(id)].key
+                if let kept = lookup(key) {
+                    result.changes.append(.set(key, kept))
+                } else {
+                    result.clearedErrors.append(key)
+                }
+            }
         }
         if stateChanged {
             result.states.append(BindingStateUpdate(key: nodes[Int(id)].key, state: binding.stateJSON))

@@ -34,8 +34,10 @@ public final class BindingEngine {
     @exclusivity(unchecked) var ids: [Key: Int32] = [:]
     /// Number of declared bindings.
     var bindingCount = 0
-    /// Bindings with a pending throttle, and its earliest deadline.
-    @exclusivity(unchecked) var timers: [Int32: Int64] = [:]
+    /// Every pending deadline: time operators' timers and expiring keys.
+    @exclusivity(unchecked) var schedule = DeadlineSchedule<TimerOwner>()
+    /// How many of the schedule's deadlines are expiring keys.
+    var expiringKeys = 0
     @exclusivity(unchecked) var epoch: UInt32 = 0
     @exclusivity(unchecked) var queue = HeightQueue()
     /// Nodes whose `change` was set in the current epoch, to clear afterwards.
@@ -47,6 +49,11 @@ public final class BindingEngine {
     @exclusivity(unchecked) var input: [Change] = []
     /// `input` by key, built only when a flatMap switches to an unknown key.
     @exclusivity(unchecked) var inputByKey: [Key: Emission]?
+
+    /// What derived values may cost; the daemon sets it from its limits.
+    public var limits = BindingLimits.defaults
+    /// The most derived keys one propagation has recomputed so far.
+    public internal(set) var largestRecomputation = 0
 
     /// An engine reading time from `clock`.
     public init(clock: any BindingClock) {
@@ -62,12 +69,23 @@ public final class BindingEngine {
         return id
     }
 
-    /// The earliest pending timer (a throttled value waiting to be emitted).
+    /// The earliest pending deadline: a time operator's timer or a key's
+    /// expiry. Call ``fireDueTimers(now:lookup:)`` when it is due.
     public var nextDeadline: BindingInstant? {
-        if timers.isEmpty { return nil }
-        return timers.values.min().map { BindingInstant(milliseconds: $0) }
+        schedule.earliest.map { BindingInstant(milliseconds: $0) }
     }
+
+    /// The number of pending deadlines (timers and expiring keys).
+    public var pendingDeadlines: Int { schedule.count }
 
     /// The number of declared bindings.
     public var count: Int { bindingCount }
+}
+
+/// What a deadline of the engine's schedule belongs to.
+enum TimerOwner: Hashable {
+    /// The binding on this node has a time operator waiting.
+    case binding(Int32)
+    /// This key expires (`Set(..., ttl)`).
+    case expiry(Key)
 }

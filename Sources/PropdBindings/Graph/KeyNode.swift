@@ -32,8 +32,6 @@ final class DerivedBinding {
     // the binding evaluates, so no two accesses overlap.
     @exclusivity(unchecked) var states: [OperatorState]
     @exclusivity(unchecked) var error: String?
-    /// The earliest deadline of a pending throttle, in milliseconds.
-    @exclusivity(unchecked) var deadline: Int64?
 
     init(expression: String, compiled: CompiledBinding, sourceNodes: [Int32]) {
         self.expression = expression
@@ -49,11 +47,11 @@ final class DerivedBinding {
 
     var hasFlatMap: Bool { compiled.usesFlatMap }
 
-    /// The earliest throttle deadline among the states.
+    /// The earliest pending timer among the states (time operators).
     func earliestDeadline() -> Int64? {
         var earliest: Int64?
         for state in states {
-            if case .throttle(let s) = state, let d = s.deadline { earliest = min(earliest ?? d, d) }
+            if let d = state.deadline { earliest = min(earliest ?? d, d) }
         }
         return earliest
     }

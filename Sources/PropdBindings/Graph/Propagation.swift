@@ -4,12 +4,27 @@ public import PropdCore
 /// the derived changes to commit in the same revision, the operator states to
 /// persist with them, and when the engine next needs `fireDueTimers`.
 public struct Propagation: Sendable, Hashable {
+    /// Keys whose time ran out (``BindingEngine/fireDueTimers(now:lookup:)``):
+    /// deleted in this revision, before the derived changes.
+    public var expired: [Key] = []
     /// Derived changes, `.set` or `.error`, in height order; each key at most once.
+    /// A `.set` may repeat the kept value: a successful evaluation whose value
+    /// was dropped (filter, distinctUntilChanged, …) clearing an error.
     public var changes: [Change]
+    /// Derived keys that never had a value and whose error a successful
+    /// evaluation cleared: there is no value to set, only the error to remove.
+    public var clearedErrors: [Key] = []
     /// New operator state of each binding whose state changed, to store with the changes.
     public var states: [BindingStateUpdate]
-    /// The earliest pending timer of the whole engine, after this propagation.
+    /// The earliest pending deadline of the whole engine (a timer or an
+    /// expiring key), after this propagation.
     public var nextDeadline: BindingInstant?
+    /// The derived keys this propagation recomputed.
+    public var recomputations = 0
+    /// True when it stopped at ``BindingLimits/maxRecomputationsPerRevision``:
+    /// `changes` and `states` are incomplete and must not be committed, and
+    /// the engine must be rebuilt from the store.
+    public var overflowed = false
 
     public init(changes: [Change] = [], states: [BindingStateUpdate] = [], nextDeadline: BindingInstant? = nil) {
         self.changes = changes
@@ -18,7 +33,7 @@ public struct Propagation: Sendable, Hashable {
     }
 
     /// True when nothing is to be committed.
-    public var isEmpty: Bool { changes.isEmpty && states.isEmpty }
+    public var isEmpty: Bool { changes.isEmpty && states.isEmpty && expired.isEmpty && clearedErrors.isEmpty }
 }
 
 /// A binding's operator state to persist (see ``BindingEngine/state(of:)``).

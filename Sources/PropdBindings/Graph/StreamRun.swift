@@ -17,6 +17,9 @@ struct StreamRun {
     let lookup: (Key) -> JSONValue?
 
     var stateChanged = false
+    /// Set when an operator dropped a value (filter, distinctUntilChanged,
+    /// skip, take…): the evaluation succeeded even though nothing is emitted.
+    var dropped = false
     /// flatMap edges to change once the evaluation is kept: (slot, old node, new key).
     var follows: [(slot: Int, from: Int32?, to: Key?)] = []
     /// Set when a followed key sits at or above this binding's height: the
@@ -80,7 +83,14 @@ struct StreamRun {
             guard case .combineLatest(var state) = states[slot] else { return .nothing }
             states[slot] = .vacant
             defer { states[slot] = .combineLatest(state) }
-            return state.step(inputs, changed: &stateChanged)
+            let before = state
+            let output = state.step(inputs, changed: &stateChanged)
+            if let failure = oversize(state.latest) {
+                // Neither emitted nor kept: the state stays what it was.
+                state = before
+                return .error(failure)
+            }
+            return output
         case .merge(let children):
             var inputs: [Emission] = []
             inputs.reserveCapacity(children.count)
@@ -88,8 +98,20 @@ struct StreamRun {
             return Merge.step(inputs)
         case .step(let upstream, let step, let slot):
             let input = evaluate(upstream, &states)
-            return apply(step, slot: slot, input, &states)
+            let output = apply(step, slot: slot, input, &states)
+            if case .value = input, output == .nothing, !step.holdsValues { dropped = true }
+            return output
         }
+    }
+
+    /// Why the latest values `combineLatest` holds (and emits as one list)
+    /// are more than a value may be, or `nil`: each source is within the
+    /// limit, but not necessarily their sum.
+    private func oversize(_ latest: [JSONValue?]) -> String? {
+        let list = JSONValue.array(latest.map { $0 ?? .null })
+        let size = list.approximateJSONSize(upTo: engine.limits.maxValueBytes &+ 1)
+        guard size.bytes > engine.limits.maxValueBytes || size.depth > BindingLimits.maxDepth else { return nil }
+        return "value too large: the values of combineLatest come to more than \(engine.limits.maxValueBytes) bytes"
     }
 
     private mutating func apply(_ step: Step, slot: Int, _ input: Emission, _ states: inout [OperatorState])
@@ -97,11 +119,13 @@ struct StreamRun {
     {
         switch step {
         case .map(let closure):
-            return Map.step(input, closure)
+            return Map.step(input, closure, limits: engine.limits)
         case .startWith(let value):
             return StartWith.step(input, value, subscribing: subscribing)
         case .catchTo(let value):
             return CatchTo.step(input, value)
+        case .ignore(let value):
+            return Ignore.step(input, value)
         default:
             break
         }
@@ -111,7 +135,7 @@ struct StreamRun {
         var output = Emission.nothing
         switch (step, state) {
         case (.filter(let predicate), .filter(var s)):
-            output = s.step(input, predicate, changed: &stateChanged)
+            output = s.step(input, predicate, limits: engine.limits, changed: &stateChanged)
             states[slot] = .filter(s)
         case (.distinctUntilChanged, .distinctUntilChanged(var s)):
             output = s.step(input, changed: &stateChanged)
@@ -123,14 +147,30 @@ struct StreamRun {
             output = s.step(input, count: count, changed: &stateChanged)
             states[slot] = .take(s)
         case (.scan(_, let reduce), .scan(var s)):
-            output = s.step(input, reduce, changed: &stateChanged)
+            output = s.step(input, reduce, limits: engine.limits, changed: &stateChanged)
             states[slot] = .scan(s)
         case (.throttle(let milliseconds), .throttle(var s)):
             output = s.step(input, milliseconds: milliseconds, now: now, changed: &stateChanged)
             states[slot] = .throttle(s)
+        case (.timeout(let milliseconds, let written), .timeout(var s)):
+            output = s.step(input, milliseconds: milliseconds, written: written, now: now, changed: &stateChanged)
+            states[slot] = .timeout(s)
+        case (.delay(let milliseconds), .delay(var s)):
+            output = s.step(input, milliseconds: milliseconds, now: now, changed: &stateChanged)
+            states[slot] = .delay(s)
         case (.flatMap(let selector), .flatMap(var s)):
             output = s.step(input, selector, slot: slot, run: &self)
             states[slot] = .flatMap(s)
+        case (.takeUntil(_, let source), .takeUntil(var s)):
+            let stop = change(of: sourceNodes[source])
+            output = s.step(input, until: stop, subscribing: subscribing, changed: &stateChanged)
+            states[slot] = .takeUntil(s)
+        case (.takeWhile(let predicate), .takeWhile(var s)):
+            output = s.step(input, predicate, changed: &stateChanged)
+            states[slot] = .takeWhile(s)
+        case (.skipWhile(let predicate), .skipWhile(var s)):
+            output = s.step(input, predicate, changed: &stateChanged)
+            states[slot] = .skipWhile(s)
         default:
             states[slot] = state
         }

@@ -22,6 +22,13 @@ struct OperatorSyntax: Sendable {
         case throttle(milliseconds: Int64)
         case scan(seed: ExpressionSyntax, ClosureSyntax)
         case flatMap(ClosureSyntax)
+        case takeUntil(Key, SourceLocation)
+        case takeWhile(ClosureSyntax)
+        case skipWhile(ClosureSyntax)
+        case ignore(ExpressionSyntax)
+        /// `written`: the duration as the expression spells it (`30s`).
+        case timeout(milliseconds: Int64, written: String)
+        case delay(milliseconds: Int64)
     }
 
     var kind: Kind
@@ -30,7 +37,7 @@ struct OperatorSyntax: Sendable {
     /// The names of the operators, as users write them.
     static let names: [String] = [
         "map", "filter", "distinctUntilChanged", "skip", "take", "startWith", "catchTo", "throttle", "scan",
-        "flatMap",
+        "flatMap", "takeUntil", "takeWhile", "skipWhile", "ignore", "flattenMap", "timeout", "delay",
     ]
 }
 

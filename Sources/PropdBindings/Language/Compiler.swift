@@ -9,10 +9,14 @@ struct CompiledBinding: Sendable {
     var initialStates: [OperatorState]
     /// The operators in the order they are written, for the graph description.
     var operatorLabels: [String]
-    /// Whether a `throttle` is present (the binding may hold a timer).
+    /// Whether a time operator (`throttle`, `timeout`, `delay`) is present
+    /// (the binding may hold a timer).
     var usesTime: Bool
     /// Whether a `flatMap` is present (the binding may follow keys).
     var usesFlatMap: Bool
+    /// The sources named only as `takeUntil`'s key: their changes end the
+    /// stream, their values are never read.
+    var stopSignals: [Key]
 
     /// Parses, checks and compiles `text`.
     init(_ text: String) throws(BindingError) {
@@ -24,6 +28,7 @@ struct CompiledBinding: Sendable {
         operatorLabels = compiler.labels
         usesTime = compiler.usesTime
         usesFlatMap = compiler.states.contains { if case .flatMap = $0 { true } else { false } }
+        stopSignals = compiler.stopSignals
     }
 }
 
@@ -40,14 +45,14 @@ struct StreamCompiler {
     var states: [OperatorState] = []
     var labels: [String] = []
     var usesTime = false
+    /// Keys named by `takeUntil` and not read for their values.
+    var stopSignals: [Key] = []
 
     mutating func stream(_ syntax: StreamSyntax) throws(BindingError) -> (program: StreamProgram, arity: Arity) {
         switch syntax {
         case .key(let key, _):
-            // Bindings name few keys: a linear search beats hashing here.
-            if let index = sources.firstIndex(of: key) { return (.source(index), .single) }
-            sources.append(key)
-            return (.source(sources.count - 1), .single)
+            stopSignals.removeAll { $0 == key }
+            return (.source(sourceIndex(key)), .single)
         case .combineLatest(let arguments, _):
             var children: [StreamProgram] = []
             for argument in arguments { children.append(try stream(argument).program) }
@@ -94,6 +99,12 @@ struct StreamCompiler {
         case .throttle(let milliseconds):
             usesTime = true
             return (.throttle(milliseconds: milliseconds), .throttle(ThrottleState()), nil)
+        case .timeout(let milliseconds, let written):
+            usesTime = true
+            return (.timeout(milliseconds: milliseconds, written: written), .timeout(TimeoutState()), nil)
+        case .delay(let milliseconds):
+            usesTime = true
+            return (.delay(milliseconds: milliseconds), .delay(DelayState()), nil)
         case .scan(let seedSyntax, let closure):
             let seed = try constant(seedSyntax, of: "scan")
             let compiled = try compile(closure, of: "scan", arity: arity, accumulator: true).0
@@ -103,7 +114,28 @@ struct StreamCompiler {
             try Checker.require(type, [.string, .null], "the closure of flatMap (the key to follow)",
                 at: closure.body.location)
             return (.flatMap(compiled), .flatMap(FlatMapState()), .single)
+        case .takeUntil(let key, _):
+            if !sources.contains(key) { stopSignals.append(key) }
+            return (.takeUntil(key, source: sourceIndex(key)), .takeUntil(TakeUntilState()), nil)
+        case .takeWhile(let closure):
+            let (compiled, type) = try compile(closure, of: "takeWhile", arity: arity)
+            try Checker.require(type, .bool, "the predicate of takeWhile", at: closure.body.location)
+            return (.takeWhile(compiled), .takeWhile(TakeWhileState()), nil)
+        case .skipWhile(let closure):
+            let (compiled, type) = try compile(closure, of: "skipWhile", arity: arity)
+            try Checker.require(type, .bool, "the predicate of skipWhile", at: closure.body.location)
+            return (.skipWhile(compiled), .skipWhile(SkipWhileState()), nil)
+        case .ignore(let value):
+            return (.ignore(try constant(value, of: "ignore")), nil, nil)
         }
+    }
+
+    /// The index of `key` among the sources, adding it on first use.
+    private mutating func sourceIndex(_ key: Key) -> Int {
+        // Bindings name few keys: a linear search beats hashing here.
+        if let index = sources.firstIndex(of: key) { return index }
+        sources.append(key)
+        return sources.count - 1
     }
 
     private func constant(_ syntax: ExpressionSyntax, of name: String) throws(BindingError) -> JSONValue {

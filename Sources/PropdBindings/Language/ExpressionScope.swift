@@ -81,7 +81,8 @@ struct ExpressionScope {
 
     private func fold(_ expression: Expression, _ children: [Expression]) -> Expression {
         guard children.allSatisfy({ $0.constantValue != nil }) else { return expression }
-        return (try? expression.evaluate(.empty)).map(Expression.constant) ?? expression
+        var budget = EvaluationBudget(.defaults, at: .start)
+        return (try? expression.evaluate(.empty, &budget)).map(Expression.constant) ?? expression
     }
 
     /// Evaluates an expression whose operands are all constants now, so that
@@ -90,8 +91,9 @@ struct ExpressionScope {
         -> Expression
     {
         guard children.allSatisfy({ $0.constantValue != nil }) else { return expression }
+        var budget = EvaluationBudget(.defaults, at: .start)
         do {
-            return .constant(try expression.evaluate(.empty))
+            return .constant(try expression.evaluate(.empty, &budget))
         } catch {
             throw .invalid(error.reason, at: error.location)
         }

@@ -212,7 +212,7 @@ extension Parser {
             try expect(.rightBrace, "to close the object opened at \(location)")
             return try node(.object(members), location, children: members.map(\.1))
         case .duration:
-            throw .invalid("a duration is only allowed inside throttle(…)", at: location)
+            throw .invalid("a duration is only allowed inside throttle(…), timeout(…) or delay(…)", at: location)
         default:
             throw error("expected a value (a number, string, true, false, null, [..], {..}, a name or '(')",
                 found: token)

@@ -100,6 +100,9 @@ struct Parser {
         while try isSymbol(.dot) {
             try advance()
             let nameToken = try advance()
+            if case .identifier(let name) = nameToken.kind, let advice = RACOperatorAdvice.refusal(of: name) {
+                throw .invalid(advice, at: location(of: nameToken))
+            }
             guard case .identifier(let name) = nameToken.kind, OperatorSyntax.names.contains(name) else {
                 throw error(
                     "expected an operator after '.' (one of \(OperatorSyntax.names.joined(separator: ", ")))",
@@ -147,6 +150,10 @@ struct Parser {
     /// `(` or `{` is not part of the key: `room.temp.map { … }` is the key
     /// `room.temp` then `map`.
     private mutating func scanKey(from start: Int, location: SourceLocation) throws(BindingError) -> StreamSyntax {
+        .key(try scanKeyName(from: start, location: location), location)
+    }
+
+    private mutating func scanKeyName(from start: Int, location: SourceLocation) throws(BindingError) -> Key {
         var end = lexer.segment(at: start).upperBound
         while lexer.byte(at: end) == UInt8(ascii: "."), let next = lexer.byte(at: end + 1), Lexer.isSegmentByte(next) {
             let word = lexer.segment(at: end + 1)
@@ -175,12 +182,15 @@ struct Parser {
         let follower = lexer.byte(at: lexer.skippingTrivia(from: end))
         if follower == UInt8(ascii: "(") || follower == UInt8(ascii: "{") {
             let last = text.split(separator: ".").last.map(String.init) ?? text
+            if let advice = RACOperatorAdvice.refusal(of: last) {
+                throw .invalid(advice, at: lexer.location(of: end - last.utf8.count))
+            }
             throw .invalid(
                 "'\(last)' is not an operator or a source function; expected one of "
                     + "\(OperatorSyntax.names.joined(separator: ", ")), combineLatest or merge",
                 at: lexer.location(of: end - last.utf8.count))
         }
-        return .key(key, location)
+        return key
     }
 
     private mutating func parseOperator(_ name: String, at location: SourceLocation) throws(BindingError)
@@ -190,7 +200,7 @@ struct Parser {
         switch name {
         case "map": kind = .map(try parseClosure(of: name))
         case "filter": kind = .filter(try parseClosure(of: name))
-        case "flatMap": kind = .flatMap(try parseClosure(of: name))
+        case "flatMap", "flattenMap": kind = .flatMap(try parseClosure(of: name))
         case "distinctUntilChanged":
             if try isSymbol(.leftParen) {
                 try advance()
@@ -202,21 +212,57 @@ struct Parser {
         case "startWith": kind = .startWith(try parseArgument(of: name))
         case "catchTo": kind = .catchTo(try parseArgument(of: name))
         case "throttle":
-            try expect(.leftParen, "after throttle")
-            let token = try advance()
-            guard case .duration(let milliseconds) = token.kind else {
-                throw error("expected a duration like 300ms, 1s or 2m inside throttle(…)", found: token)
-            }
-            guard milliseconds > 0 else {
-                throw .invalid("the duration of throttle must be longer than 0ms", at: self.location(of: token))
-            }
-            try expect(.rightParen, "after the duration of throttle")
-            kind = .throttle(milliseconds: milliseconds)
+            kind = .throttle(milliseconds: try parseDuration(of: name).milliseconds)
+        case "timeout":
+            let duration = try parseDuration(of: name)
+            kind = .timeout(milliseconds: duration.milliseconds, written: duration.written)
+        case "delay":
+            kind = .delay(milliseconds: try parseDuration(of: name).milliseconds)
+        case "takeUntil": kind = try parseTakeUntil()
+        case "takeWhile": kind = .takeWhile(try parseClosure(of: name))
+        case "skipWhile": kind = .skipWhile(try parseClosure(of: name))
+        case "ignore": kind = .ignore(try parseArgument(of: name))
         default:  // "scan"
             let seed = try parseArgument(of: name)
             kind = .scan(seed: seed, try parseClosure(of: name))
         }
         return OperatorSyntax(kind: kind, location: location)
+    }
+
+    /// `takeUntil(KEY)`: exactly one key, written as a source key is.
+    private mutating func parseTakeUntil() throws(BindingError) -> OperatorSyntax.Kind {
+        try expect(.leftParen, "after takeUntil")
+        rewindPeek()
+        lexer.skipTrivia()
+        let start = lexer.position
+        let location = lexer.location(of: start)
+        let word = lexer.segment(at: start)
+        guard !word.isEmpty else {
+            throw error("expected a key inside takeUntil(…), e.g. takeUntil(cell.reused)", found: try peek())
+        }
+        if lexer.byte(at: lexer.skippingTrivia(from: word.upperBound)) == UInt8(ascii: "(") {
+            throw .invalid("takeUntil takes one key, whose changes end the stream, not \(lexer.text(word))(…)",
+                at: location)
+        }
+        let key = try scanKeyName(from: start, location: location)
+        try expect(.rightParen, "after the key of takeUntil")
+        return .takeUntil(key, location)
+    }
+
+    /// `(300ms)`: a duration longer than zero, and how it is written.
+    private mutating func parseDuration(of name: String) throws(BindingError)
+        -> (milliseconds: Int64, written: String)
+    {
+        try expect(.leftParen, "after \(name)")
+        let token = try advance()
+        guard case .duration(let milliseconds) = token.kind else {
+            throw error("expected a duration like 300ms, 1s or 2m inside \(name)(…)", found: token)
+        }
+        guard milliseconds > 0 else {
+            throw .invalid("the duration of \(name) must be longer than 0ms", at: self.location(of: token))
+        }
+        try expect(.rightParen, "after the duration of \(name)")
+        return (milliseconds, lexer.text(token.start..<token.end))
     }
 
     private mutating func parseCount(of name: String) throws(BindingError) -> Int {

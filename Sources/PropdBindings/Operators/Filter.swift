@@ -6,10 +6,12 @@ import PropdCore
 struct FilterState: Sendable, Equatable {
     var lastPassed: JSONValue?
 
-    mutating func step(_ input: Emission, _ predicate: Closure, changed: inout Bool) -> Emission {
+    mutating func step(
+        _ input: Emission, _ predicate: Closure, limits: BindingLimits = .defaults, changed: inout Bool
+    ) -> Emission {
         guard case .value(let value) = input else { return input }
         do {
-            let verdict = try predicate.call(value)
+            let verdict = try predicate.call(value, limits: limits)
             guard case .bool(let passes) = verdict else {
                 return .error("the predicate of filter must return a bool, got \(verdict.typeName) at \(predicate.location)")
             }

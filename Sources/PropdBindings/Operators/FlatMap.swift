@@ -18,7 +18,7 @@ struct FlatMapState: Sendable, Equatable {
         case .value(let value):
             let name: JSONValue
             do {
-                name = try selector.call(value)
+                name = try selector.call(value, limits: run.engine.limits)
             } catch {
                 return .error(error.description)
             }

@@ -10,6 +10,11 @@ enum OperatorState: Sendable, Equatable {
     case scan(ScanState)
     case throttle(ThrottleState)
     case flatMap(FlatMapState)
+    case takeUntil(TakeUntilState)
+    case takeWhile(TakeWhileState)
+    case skipWhile(SkipWhileState)
+    case timeout(TimeoutState)
+    case delay(DelayState)
     /// Held while a slot's state is taken out to be mutated in place.
     case vacant
 
@@ -23,6 +28,11 @@ enum OperatorState: Sendable, Equatable {
         case .scan(let s): return s.json
         case .throttle(let s): return s.json
         case .flatMap(let s): return s.json
+        case .takeUntil(let s): return s.json
+        case .takeWhile(let s): return s.json
+        case .skipWhile(let s): return s.json
+        case .timeout(let s): return s.json
+        case .delay(let s): return s.json
         case .vacant: return .null
         }
     }
@@ -39,7 +49,23 @@ enum OperatorState: Sendable, Equatable {
         case .scan: return ScanState(json: json).map { .scan($0) }
         case .throttle: return ThrottleState(json: json).map { .throttle($0) }
         case .flatMap: return FlatMapState(json: json).map { .flatMap($0) }
+        case .takeUntil: return TakeUntilState(json: json).map { .takeUntil($0) }
+        case .takeWhile: return TakeWhileState(json: json).map { .takeWhile($0) }
+        case .skipWhile: return SkipWhileState(json: json).map { .skipWhile($0) }
+        case .timeout: return TimeoutState(json: json).map { .timeout($0) }
+        case .delay: return DelayState(json: json).map { .delay($0) }
         case .vacant: return nil
+        }
+    }
+
+    /// When this state next needs an evaluation without any input (a time
+    /// operator's pending timer), in milliseconds since the epoch.
+    var deadline: Int64? {
+        switch self {
+        case .throttle(let s): return s.deadline
+        case .timeout(let s): return s.deadline
+        case .delay(let s): return s.deadline
+        default: return nil
         }
     }
 }

@@ -6,10 +6,12 @@ import PropdCore
 struct ScanState: Sendable, Equatable {
     var accumulator: JSONValue
 
-    mutating func step(_ input: Emission, _ reduce: Closure, changed: inout Bool) -> Emission {
+    mutating func step(
+        _ input: Emission, _ reduce: Closure, limits: BindingLimits = .defaults, changed: inout Bool
+    ) -> Emission {
         guard case .value(let value) = input else { return input }
         do {
-            accumulator = try reduce.call(accumulator: accumulator, value)
+            accumulator = try reduce.call(accumulator: accumulator, value, limits: limits)
             changed = true
             return .value(accumulator)
         } catch {

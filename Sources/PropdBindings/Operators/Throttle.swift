@@ -20,8 +20,7 @@ struct ThrottleState: Sendable, Equatable {
         switch input {
         case .value(let value):
             pending = value
-            let (due, overflow) = now.addingReportingOverflow(milliseconds)
-            deadline = overflow ? Int64.max : due
+            deadline = TimeoutState.add(now, milliseconds)
             changed = true
         case .error, .deleted:
             if output == .nothing { output = input }

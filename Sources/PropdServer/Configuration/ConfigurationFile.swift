@@ -25,6 +25,9 @@ public struct ConfigurationFile: Sendable {
     public var logLevel: Logger.Level?
     public var limits: [ConfigurationLimits.Limit: Int] = [:]
     public var access: [AccessRule] = []
+    /// Settings given that have no effect, as `limits.NAME: why`
+    /// (``ConfigurationLimits/retired``): the daemon logs each as a warning.
+    public var ignored: [String] = []
 
     public init() {}
 
@@ -74,9 +77,14 @@ public struct ConfigurationFile: Sendable {
                 }
                 file.logLevel = level
             case "limits":
-                let names = ConfigurationLimits.Limit.allCases.map(\.rawValue)
+                let names = ConfigurationLimits.Limit.allCases.map(\.rawValue) + ConfigurationLimits.retired.keys.sorted()
                 for (name, limitValue) in try reader.entries(value, of: "limits", allowed: names) {
-                    guard let limit = ConfigurationLimits.Limit(rawValue: name) else { continue }
+                    guard let limit = ConfigurationLimits.Limit(rawValue: name) else {
+                        // Still a number, as it had to be when it had an effect.
+                        _ = try reader.integer(limitValue, key: "limits.\(name)", in: 1...1_000_000)
+                        file.ignored.append("limits.\(name) has no effect: \(ConfigurationLimits.retired[name] ?? "")")
+                        continue
+                    }
                     file.limits[limit] = try reader.integer(limitValue, key: "limits.\(name)", in: limit.allowedRange)
                 }
             default:  // "access"

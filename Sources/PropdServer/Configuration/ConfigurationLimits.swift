@@ -1,3 +1,5 @@
+public import PropdBindings
+
 /// Bounds that keep one client from taking the daemon's memory or descriptors.
 ///
 /// A request beyond a limit is answered with `io.propd.LimitExceeded(limit,
@@ -8,8 +10,12 @@ public struct ConfigurationLimits: Sendable, Hashable {
     public enum Limit: String, Sendable, Hashable, CaseIterable {
         case maxMessageBytes = "max-message-bytes"
         case maxConnections = "max-connections"
-        case maxSubscriptionsPerConnection = "max-subscriptions-per-connection"
+        case maxConnectionsPerUID = "max-connections-per-uid"
         case maxPatternsPerSubscription = "max-patterns-per-subscription"
+        case maxEvaluationSteps = "max-evaluation-steps"
+        case maxDerivedPerRevision = "max-derived-per-revision"
+        case maxPartialMessageBytes = "max-partial-message-bytes"
+        case maxMessageSeconds = "max-message-seconds"
 
         /// The values a config file may give.
         public var allowedRange: ClosedRange<Int> {
@@ -17,8 +23,12 @@ public struct ConfigurationLimits: Sendable, Hashable {
             // A message must hold at least a small call; beyond 1 GiB one
             // client could take the daemon's memory.
             case .maxMessageBytes: return 4096...(1 << 30)
-            case .maxConnections, .maxSubscriptionsPerConnection, .maxPatternsPerSubscription:
+            case .maxConnections, .maxConnectionsPerUID, .maxPatternsPerSubscription:
                 return 1...1_000_000
+            case .maxEvaluationSteps: return 1000...(1 << 40)
+            case .maxDerivedPerRevision: return 1...100_000_000
+            case .maxPartialMessageBytes: return 4096...(1 << 34)
+            case .maxMessageSeconds: return 1...86_400
             }
         }
     }
@@ -30,29 +40,56 @@ public struct ConfigurationLimits: Sendable, Hashable {
     /// Open client connections at once (default 1024). Further connections are
     /// closed at once, so the listener never stalls.
     public var maxConnections: Int
-    /// Subscribe calls streaming at once on one connection (default 64).
-    public var maxSubscriptionsPerConnection: Int
     /// Patterns in one Subscribe call (default 256).
     public var maxPatternsPerSubscription: Int
+    /// The work one closure call of a binding may do (default 2^26 steps);
+    /// beyond it the derived key is in the error state `evaluation too long`.
+    public var maxEvaluationSteps = BindingLimits.defaults.maxEvaluationSteps
+    /// Derived keys one revision may recompute (default 100,000); a write
+    /// that would recompute more is refused with `LimitExceeded`.
+    public var maxDerivedPerRevision = BindingLimits.defaults.maxRecomputationsPerRevision
 
-    /// 8 MiB messages, 1024 connections, 64 subscriptions per connection,
-    /// 256 patterns per subscription.
+    /// Bytes of incomplete messages all connections together may hold
+    /// (default 64 MiB): a connection whose message would pass it is closed
+    /// with `LimitExceeded`.
+    public var maxPartialMessageBytes = 64 * 1024 * 1024
+    /// Seconds within which a message must be complete once its first byte
+    /// arrived (default 60): a slower sender (slowloris) is closed.
+    public var maxMessageSeconds = 60
+
+    /// Open connections of one user other than root and the daemon's own
+    /// (default 256): one user cannot take every connection.
+    public var maxConnectionsPerUID = 256
+
+    /// What derived values may cost: a derived value is no larger than a
+    /// client's largest message.
+    public var bindingLimits: BindingLimits {
+        BindingLimits(
+            maxValueBytes: maxMessageBytes, maxEvaluationSteps: maxEvaluationSteps,
+            maxRecomputationsPerRevision: maxDerivedPerRevision)
+    }
+
+    /// 8 MiB messages, 1024 connections, 256 patterns per subscription.
     public static let defaults = ConfigurationLimits(
         maxMessageBytes: 8 * 1024 * 1024,
         maxConnections: 1024,
-        maxSubscriptionsPerConnection: 64,
         maxPatternsPerSubscription: 256
     )
 
-    public init(
-        maxMessageBytes: Int, maxConnections: Int, maxSubscriptionsPerConnection: Int,
-        maxPatternsPerSubscription: Int
-    ) {
+    public init(maxMessageBytes: Int, maxConnections: Int, maxPatternsPerSubscription: Int) {
         self.maxMessageBytes = maxMessageBytes
         self.maxConnections = maxConnections
-        self.maxSubscriptionsPerConnection = maxSubscriptionsPerConnection
         self.maxPatternsPerSubscription = maxPatternsPerSubscription
     }
+
+    /// Names a config file's `limits:` may still give that have no effect,
+    /// with why: accepted so that a file written for an earlier propd keeps
+    /// working, and logged as a warning.
+    public static let retired: [String: String] = [
+        "max-subscriptions-per-connection":
+            "a connection carries one Subscribe stream at a time (Varlink answers a connection's calls in order, "
+            + "so a second Subscribe waits until the first stream ends); open a connection per stream"
+    ]
 
     /// One limit by name, for tables and `LimitExceeded` replies.
     public subscript(limit: Limit) -> Int {
@@ -60,16 +97,24 @@ public struct ConfigurationLimits: Sendable, Hashable {
             switch limit {
             case .maxMessageBytes: return maxMessageBytes
             case .maxConnections: return maxConnections
-            case .maxSubscriptionsPerConnection: return maxSubscriptionsPerConnection
+            case .maxConnectionsPerUID: return maxConnectionsPerUID
             case .maxPatternsPerSubscription: return maxPatternsPerSubscription
+            case .maxEvaluationSteps: return maxEvaluationSteps
+            case .maxDerivedPerRevision: return maxDerivedPerRevision
+            case .maxPartialMessageBytes: return maxPartialMessageBytes
+            case .maxMessageSeconds: return maxMessageSeconds
             }
         }
         set {
             switch limit {
             case .maxMessageBytes: maxMessageBytes = newValue
             case .maxConnections: maxConnections = newValue
-            case .maxSubscriptionsPerConnection: maxSubscriptionsPerConnection = newValue
+            case .maxConnectionsPerUID: maxConnectionsPerUID = newValue
             case .maxPatternsPerSubscription: maxPatternsPerSubscription = newValue
+            case .maxEvaluationSteps: maxEvaluationSteps = newValue
+            case .maxDerivedPerRevision: maxDerivedPerRevision = newValue
+            case .maxPartialMessageBytes: maxPartialMessageBytes = newValue
+            case .maxMessageSeconds: maxMessageSeconds = newValue
             }
         }
     }

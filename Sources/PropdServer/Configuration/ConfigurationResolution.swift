@@ -37,6 +37,7 @@ extension DaemonConfiguration {
         if let file {
             let settings = try ConfigurationFile.parse(file.text, path: file.path, directory: directory)
             config.configFile = file.path
+            config.ignoredSettings = settings.ignored.map { "\(file.path): \($0)" }
             if let v = settings.socket { config.socketPath = v }
             if let v = settings.database { config.databasePath = v }
             if let v = settings.bindings { config.bindingsDirectory = v }

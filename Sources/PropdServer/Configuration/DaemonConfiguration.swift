@@ -23,6 +23,9 @@ public struct DaemonConfiguration: Sendable {
     public var access: AccessPolicy
     /// The config file read, or nil when none was (SIGHUP reads it again).
     public var configFile: String?
+    /// Settings of the config file that have no effect, each with why
+    /// (``ConfigurationFile/ignored``), for a warning at start and reload.
+    public var ignoredSettings: [String] = []
 
     public static let defaultHistoryPerKey = 100
     public static let defaultLogLevel = Logger.Level.info
@@ -72,6 +75,20 @@ public struct DaemonConfiguration: Sendable {
         if databasePath != new.databasePath { changed.append("database") }
         if durability != new.durability { changed.append("durability") }
         if limits.maxMessageBytes != new.limits.maxMessageBytes { changed.append("limits.max-message-bytes") }
+        return changed
+    }
+
+    /// The settings a reload from this configuration to `new` changes while
+    /// the daemon runs, named as in the config file.
+    public func settingsChangedLive(toBecome new: DaemonConfiguration) -> [String] {
+        var changed: [String] = []
+        if historyPerKey != new.historyPerKey { changed.append("history-per-key") }
+        if logLevel != new.logLevel { changed.append("log-level") }
+        if bindingsDirectory != new.bindingsDirectory { changed.append("bindings") }
+        if access.rules != new.access.rules { changed.append("access") }
+        for limit in ConfigurationLimits.Limit.allCases where limit != .maxMessageBytes {
+            if limits[limit] != new.limits[limit] { changed.append("limits." + limit.rawValue) }
+        }
         return changed
     }
 }

@@ -18,6 +18,10 @@ public enum Daemon {
     public static func run(
         configuration: DaemonConfiguration, flags: DaemonFlags, environment: [String: String], logger: Logger
     ) async throws {
+        // Signals propd gives no meaning: ignored, not fatal (their default).
+        signal(SIGUSR1, SIG_IGN)
+        signal(SIGUSR2, SIG_IGN)
+        for setting in configuration.ignoredSettings { logger.warning("setting ignored: \(setting)") }
         let notifier = SystemdNotifier(environment: environment)
         let listenAddress: ListenAddress
         do {
@@ -28,8 +32,9 @@ public enum Daemon {
         } catch {
             throw DaemonStartError(description: "\(error)")
         }
-        try Exclusivity.lockDatabase(configuration.databasePath, pid: getpid())
+        // The socket first: a refused start creates no database file.
         if case .path(let path) = listenAddress { try Exclusivity.checkSocketFree(path) }
+        try Exclusivity.lockDatabase(configuration.databasePath, pid: getpid())
 
         let store: PropertyStore
         do {
@@ -44,7 +49,8 @@ public enum Daemon {
         let hub = SubscriptionHub(encoder: IOPropdInterface.eventParametersEncoder)
         let service: PropertyService
         do {
-            service = try PropertyService(store: store, hub: hub, logger: logger)
+            service = try PropertyService(
+                store: store, hub: hub, bindingLimits: configuration.limits.bindingLimits, logger: logger)
         } catch {
             throw DaemonStartError(description: "cannot start the service: \(error)")
         }
@@ -53,13 +59,12 @@ public enum Daemon {
         await reloader.loadBindingFiles(from: configuration.bindingsDirectory)
 
         let serverReference = ServerReference()
-        let interface = IOPropdInterface(
+        var interface = IOPropdInterface(
             service: service,
-            limits: InterfaceLimits(
-                subscriptionsPerConnection: configuration.limits.maxSubscriptionsPerConnection,
-                patternsPerSubscription: configuration.limits.maxPatternsPerSubscription),
+            limits: InterfaceLimits(patternsPerSubscription: configuration.limits.maxPatternsPerSubscription),
             access: reloader.access,
             connections: { serverReference.connectionCount })
+        interface.runReload = { await reloader.reload() }
         let address: VarlinkBindAddress
         switch listenAddress {
         case .path(let path): address = .path(path)
@@ -68,10 +73,17 @@ public enum Daemon {
         var serverConfiguration = VarlinkServerConfiguration()
         serverConfiguration.maximumMessageSize = configuration.limits.maxMessageBytes
         serverConfiguration.maximumConnections = configuration.limits.maxConnections
+        serverConfiguration.maximumConnectionsPerUser = configuration.limits.maxConnectionsPerUID
+        serverConfiguration.unlimitedUsers = [0]  // root is never locked out
+        serverConfiguration.maximumPartialMessageBytes = configuration.limits.maxPartialMessageBytes
+        serverConfiguration.messageTimeout = .seconds(configuration.limits.maxMessageSeconds)
         serverConfiguration.protocolViolationReply = { violation in
             if case .messageTooLarge(let limit) = violation {
                 // Named as the config key, as docs/service.md promises.
                 return WireCoding.limitExceeded("max-message-bytes", maximum: limit)
+            }
+            if case .partialMessagesOverLimit(let limit) = violation {
+                return WireCoding.limitExceeded("max-partial-message-bytes", maximum: limit)
             }
             return VarlinkCallError(
                 name: "org.varlink.service.InvalidParameter",
@@ -90,6 +102,14 @@ public enum Daemon {
             throw DaemonStartError(description: "cannot register io.propd: \(error)")
         }
         serverReference.set(server)
+        reloader.onServerSettings { [server, interface] new in
+            server.updateLimits(
+                maximumConnections: new.limits.maxConnections,
+                maximumConnectionsPerUser: new.limits.maxConnectionsPerUID,
+                maximumPartialMessageBytes: new.limits.maxPartialMessageBytes,
+                messageTimeout: .seconds(new.limits.maxMessageSeconds))
+            interface.updateLimits(InterfaceLimits(patternsPerSubscription: new.limits.maxPatternsPerSubscription))
+        }
 
         let supervisor = Supervisor(
             server: server, service: service, reloader: reloader, notifier: notifier,

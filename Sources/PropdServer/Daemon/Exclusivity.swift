@@ -9,9 +9,12 @@ import Musl
 /// binds (leaving the first running but unreachable), and would write the
 /// same database with a revision counter of its own.
 enum Exclusivity {
-    /// Takes an exclusive `flock` on `<database>.lock` (created 0600) and
-    /// keeps it until the process exits; the file records the holder's pid.
+    /// Locks the database file itself (its inode, so every spelling of it —
+    /// `..`, a symlink, a hard link — meets the same lock), then takes an
+    /// exclusive `flock` on `<database>.lock` (created 0600), which records
+    /// the holder's pid. Both last until the process exits.
     static func lockDatabase(_ database: String, pid: Int32) throws(DaemonStartError) {
+        try lockDatabaseInode(database)
         let path = database + ".lock"
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
@@ -33,6 +36,54 @@ enum Exclusivity {
         _ = pwrite(fd, text, text.count, 0)
         // The descriptor stays open on purpose: the lock lasts as long as the
         // process, and the kernel releases it however the process ends.
+    }
+
+    /// A byte of the database file that SQLite never locks (its locks sit
+    /// at 1 GiB, in `PENDING_BYTE`'s page): an open-file-description lock
+    /// there conflicts only with another propd. Not a POSIX record lock:
+    /// those belong to the process and vanish when SQLite closes any of its
+    /// own descriptors of the file.
+    private static let lockedByte = Int64.max - 1
+
+    /// `F_OFD_SETLK` (Linux 3.15), which Glibc's module map does not export.
+    private static let setOpenFileDescriptionLock: Int32 = 37
+
+    private static func lockDatabaseInode(_ database: String) throws(DaemonStartError) {
+        // A file propd cannot write, or that is not a file, is refused by the
+        // store with its own error; there is nothing another propd could share.
+        let fd = open(database, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { return }
+        var lock = flock()
+        lock.l_type = Int16(F_WRLCK)
+        lock.l_whence = Int16(SEEK_SET)
+        lock.l_start = off_t(lockedByte)
+        lock.l_len = 1
+        guard fcntl(fd, setOpenFileDescriptionLock, &lock) == 0 else {
+            let code = errno
+            close(fd)
+            guard code == EAGAIN || code == EACCES else { return }
+            throw DaemonStartError(
+                description: "database \(database) is in use by another propd (pid \(holder(of: database)), "
+                    + "locked through \(canonicalPath(database)))")
+        }
+        // The descriptor stays open on purpose: the lock lasts as long as the process.
+    }
+
+    /// The pid the holder recorded in the lock file beside the database's
+    /// canonical path, when it is there.
+    private static func holder(of database: String) -> String {
+        let fd = open(canonicalPath(database) + ".lock", O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return "unknown" }
+        defer { close(fd) }
+        var text = [UInt8](repeating: 0, count: 32)
+        let count = read(fd, &text, text.count)
+        return count > 0 ? String(decoding: text[0..<count], as: UTF8.self).trimmingNewline : "unknown"
+    }
+
+    private static func canonicalPath(_ path: String) -> String {
+        guard let resolved = realpath(path, nil) else { return path }
+        defer { free(resolved) }
+        return String(cString: resolved)
     }
 
     /// Refuses `path` when a process accepts connections on it; a socket

@@ -1,6 +1,7 @@
 import Logging
 import PropdCore
 import PropdService
+import PropdStore
 import PropdVarlink
 import Synchronization
 
@@ -11,10 +12,16 @@ import Glibc
 /// The access rules in force, swapped as a whole by a reload.
 final class ReloadableAccess: AccessCheck {
     private let current: Mutex<PolicyAccessCheck>
+    private let changes = Atomic<UInt64>(0)
 
     init(_ policy: AccessPolicy) { current = Mutex(PolicyAccessCheck(policy: policy)) }
 
-    func replace(_ policy: AccessPolicy) { current.withLock { $0 = PolicyAccessCheck(policy: policy) } }
+    func replace(_ policy: AccessPolicy) {
+        current.withLock { $0 = PolicyAccessCheck(policy: policy) }
+        changes.add(1, ordering: .releasing)
+    }
+
+    var generation: UInt64 { changes.load(ordering: .acquiring) }
 
     func allows(_ right: AccessRight, _ key: Key, _ peer: VarlinkPeerCredentials?) -> Bool {
         current.withLock { $0 }.allows(right, key, peer)
@@ -29,14 +36,20 @@ final class ReloadableAccess: AccessCheck {
     }
 }
 
-/// SIGHUP: reads the configuration and the binding files again. A bad config
-/// or a bad binding file is logged and changes nothing.
+/// SIGHUP (and the `Reload` call): reads the configuration and the binding
+/// files again. Every setting that can change live is applied; those that
+/// cannot (socket, database, durability, max-message-bytes) are refused and
+/// keep their values until a restart. A bad config or a bad binding file is
+/// reported and changes nothing.
 final class Reloader: Sendable {
     let service: PropertyService
     let flags: DaemonFlags
     let environment: [String: String]
     let access: ReloadableAccess
     private let configuration: Mutex<DaemonConfiguration>
+    /// Applies the live settings the service does not own (the server's and
+    /// the interface's limits), once they exist.
+    private let applyToServer = Mutex<(@Sendable (DaemonConfiguration) -> Void)?>(nil)
     let logger: Logger
 
     init(
@@ -53,43 +66,68 @@ final class Reloader: Sendable {
 
     var current: DaemonConfiguration { configuration.withLock { $0 } }
 
-    /// Applies the binding files of `directory`; reports every problem.
-    func loadBindingFiles(from directory: String) async {
-        let files = BindingDirectory.read(directory)
-        for (file, failure) in files.failures.sorted(by: { $0.key < $1.key }) {
-            logger.error("binding file not applied", metadata: ["file": "\(file)", "error": "\(failure)"])
-        }
-        do {
-            let reload = try await service.applyBindingFiles(files)
-            if let revision = reload.revision {
-                logger.notice(
-                    "binding files applied",
-                    metadata: [
-                        "directory": "\(directory)", "declared": "\(reload.declared.count)",
-                        "removed": "\(reload.removed.count)", "revision": "\(revision)",
-                    ])
-            }
-        } catch {
-            logger.error("binding files not applied", metadata: ["directory": "\(directory)", "error": "\(error)"])
-        }
+    /// Sets how a reload reaches the server and the interface.
+    func onServerSettings(_ apply: @escaping @Sendable (DaemonConfiguration) -> Void) {
+        applyToServer.withLock { $0 = apply }
     }
 
-    /// Reloads the configuration (access rules, limits that can change live)
-    /// and then the binding files.
-    func reload() async {
+    /// Applies the binding files of `directory`; logs and returns every
+    /// problem as `FILE:LINE:COLUMN: message` (a file with one changes nothing).
+    @discardableResult
+    func loadBindingFiles(from directory: String) async -> [String] {
+        let (reload, errors) = await service.applyBindingFiles(BindingDirectory.read(directory), reportingUnder: directory)
+        for error in errors {
+            logger.error("binding file not applied", metadata: ["error": "\(error)"])
+        }
+        if let revision = reload.revision {
+            logger.notice(
+                "binding files applied",
+                metadata: [
+                    "directory": "\(directory)", "declared": "\(reload.declared.count)",
+                    "removed": "\(reload.removed.count)", "revision": "\(revision)",
+                ])
+        }
+        return errors
+    }
+
+    /// Reloads the configuration (every setting that can change live) and
+    /// then the binding files; returns what it applied and refused and the
+    /// errors of both.
+    @discardableResult
+    func reload() async -> ReloadOutcome {
         let old = current
+        var outcome = ReloadOutcome(revision: service.store.revision)
         do {
             let loaded = try DaemonConfiguration.load(environment: environment, uid: getuid(), flags: flags)
             let (new, kept) = old.reloaded(to: loaded)
+            outcome.refused = kept
+            outcome.applied = old.settingsChangedLive(toBecome: new)
+            apply(new)
+            configuration.withLock { $0 = new }
+            for setting in new.ignoredSettings { logger.warning("setting ignored: \(setting)") }
             if !kept.isEmpty {
                 logger.warning("restart propd to change these settings", metadata: ["settings": "\(kept)"])
             }
-            access.replace(new.access)
-            configuration.withLock { $0 = new }
-            logger.notice("configuration reloaded", metadata: ["file": "\(new.configFile ?? "none")"])
+            logger.notice(
+                "configuration reloaded",
+                metadata: [
+                    "file": "\(new.configFile ?? "none")", "applied": "\(outcome.applied)", "refused": "\(kept)",
+                ])
         } catch {
             logger.error("configuration not reloaded; keeping the old one", metadata: ["error": "\(error)"])
+            outcome.errors.append("\(error)")
         }
-        await loadBindingFiles(from: current.bindingsDirectory)
+        outcome.errors += await loadBindingFiles(from: current.bindingsDirectory)
+        outcome.revision = service.store.revision
+        return outcome
+    }
+
+    /// Puts the live settings of `new` in force.
+    private func apply(_ new: DaemonConfiguration) {
+        access.replace(new.access)
+        service.setBindingLimits(new.limits.bindingLimits)
+        service.store.setHistoryPerKey(new.historyPerKey)
+        LogLevelControl.shared.level = new.logLevel
+        applyToServer.withLock { $0 }?(new)
     }
 }

@@ -27,7 +27,7 @@ struct Supervisor: Service {
                 group.addTask {
                     for await _ in hangups {
                         notifier.send(NotifyMessage.reloading)
-                        await reloader.reload()
+                        _ = await reloader.reload()
                         notifier.send(NotifyMessage.ready(status: status()))
                     }
                 }

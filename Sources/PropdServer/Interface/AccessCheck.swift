@@ -18,6 +18,14 @@ public protocol AccessCheck: Sendable {
     /// Whether the peer may read at least one key `pattern` matches (else a
     /// List, Bindings or Subscribe with it is refused).
     func mayReadSome(_ pattern: KeyPattern, _ peer: VarlinkPeerCredentials?) -> Bool
+    /// Rises each time the rules change (a reload), so that what was decided
+    /// under the old rules (a live subscription's filter) is decided again.
+    var generation: UInt64 { get }
+}
+
+extension AccessCheck {
+    /// Rules that never change.
+    public var generation: UInt64 { 0 }
 }
 
 extension AccessCheck {

@@ -19,7 +19,9 @@ type Property (
   # The expression, for a derived property.
   binding: ?string,
   # A derived property's current evaluation error, if any.
-  error: ?string
+  error: ?string,
+  # When the key expires (it was set with a ttl), in milliseconds since the Unix epoch.
+  expires: ?int
 )
 
 # One change seen by a subscriber.
@@ -33,21 +35,27 @@ type Event (
 )
 
 # A declared binding: the key it derives, its expression and its sources.
-type Binding (key: string, expression: string, sources: []string, error: ?string)
+# state is its operator state (scan accumulators, counters, pending timers), for dumps.
+type Binding (key: string, expression: string, sources: []string, error: ?string, state: ?object)
 
-# The named properties, in the order asked.
-method Get(keys: []string) -> (properties: []Property)
+# The named properties, in the order asked; with revision, as they were at
+# that revision, from history.
+method Get(keys: []string, revision: ?int) -> (properties: []Property)
 
 # Properties matching the pattern (all when absent), sorted by key, with the
 # store revision they were read at.
 method List(pattern: ?string, limit: ?int) -> (properties: []Property, revision: int)
 
 # Writes every key atomically as one new revision. expect maps keys to the
-# revision they must still have (0 = must not exist).
-method Set(values: [string]object, expect: ?[string]int) -> (revision: int)
+# revision they must still have (0 = must not exist). ttl (milliseconds,
+# 1 to 2^31) makes every key expire that long after: it is then deleted as a
+# revision of its own. Without ttl the keys are permanent.
+method Set(values: [string]object, expect: ?[string]int, ttl: ?int) -> (revision: int)
 
-# Deletes the keys atomically as one revision.
-method Delete(keys: []string, expect: ?[string]int) -> (revision: int)
+# Deletes the keys atomically as one revision, and in the same revision every
+# non-derived key matching patterns; patterns that match nothing consume no
+# revision and return the current one.
+method Delete(keys: []string, expect: ?[string]int, patterns: ?[]string) -> (revision: int)
 
 # Streams events of matching keys: initial values (or replay, or every change
 # since a revision), one "synced" event, then live changes. Requires more.
@@ -62,14 +70,21 @@ method Subscribe(
 # Past changes of one key, newest first, below before when given.
 method History(key: string, limit: ?int, before: ?int) -> (entries: []Event)
 
-# Declares or replaces the binding of key.
-method Bind(key: string, expression: string) -> (revision: int, sources: []string)
+# Declares or replaces the binding of key. With state (from Bindings) it
+# continues from that state instead of evaluating, and key keeps its value.
+method Bind(key: string, expression: string, state: ?object) -> (revision: int, sources: []string)
 
 # Removes the binding of key; the key keeps its last value as a plain property.
 method Unbind(key: string) -> (revision: int)
 
 # The declared bindings, sorted by key.
 method Bindings(pattern: ?string) -> (bindings: []Binding)
+
+# Reads the configuration and the binding files again, as SIGHUP does. errors
+# are "FILE:LINE:COLUMN: message"; a file with an error changes nothing.
+# applied and refused (sent when not empty) name the settings applied live
+# and those that need a restart.
+method Reload() -> (revision: int, errors: []string, applied: ?[]string, refused: ?[]string)
 
 # Figures of the running daemon.
 method Stats() -> (
@@ -82,6 +97,28 @@ method Stats() -> (
   databaseBytes: int
 )
 
+# Commands (RACCommand): a command's name is a key CMD. propd keeps
+# CMD.executing (true while an execution runs) and CMD.error (the last
+# execution's error, null after a success); CMD.enabled, when it exists and is
+# not true, refuses Execute.
+
+# One execution of a command, handed to exactly one handler.
+type Invocation (id: string, command: string, argument: ?object)
+
+# Runs the command on one of its handlers and waits for the result. Starting
+# sets CMD.executing = true and CMD.error = null in one revision; finishing
+# sets CMD.executing = false and CMD.error in one revision, returned here.
+# timeout in milliseconds, default 30000.
+method Execute(command: string, argument: ?object, timeout: ?int) -> (result: ?object, revision: int)
+
+# Registers the connection as a handler of the commands and streams one
+# Invocation per execution given to it. Requires more.
+method Serve(commands: []string) -> (invocation: Invocation)
+
+# Answers invocation id with its result, or with error when given. Sent on
+# any connection but the one streaming Serve (that one is the stream's).
+method Complete(id: string, result: ?object, error: ?string) -> ()
+
 error NoSuchKey (key: string)
 error InvalidKey (key: string, reason: string)
 error InvalidPattern (pattern: string, reason: string)
@@ -93,6 +130,12 @@ error RevisionCompacted (since: int, oldest: int)
 error SlowConsumer (revision: int)
 error PermissionDenied (key: string)
 error LimitExceeded (limit: string, maximum: int)
+error CommandDisabled (command: string)
+error CommandBusy (command: string)
+error NoHandler (command: string)
+error CommandFailed (command: string, message: string)
+error CommandTimeout (command: string)
+error NoSuchInvocation (id: string)
 
 # Not in the contract's list: the database could not be written (disk full,
 # I/O error). Nothing of the call was stored; it may be retried.

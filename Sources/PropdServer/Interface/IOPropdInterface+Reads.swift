@@ -7,8 +7,11 @@ extension IOPropdInterface {
         let keys = try WireCoding.keys(call.parameters, "keys")
         try checkCount(keys.count, "max-keys-per-call", limits.keysPerCall)
         for key in keys { try access.require(.read, key, connection.peer) }
-        let properties = try mapped { () throws(ServiceError) in try service.get(keys) }
-        return ["properties": .array(properties.map(WireCoding.encode))]
+        let revision = try WireCoding.nonNegative(call.parameters, "revision").map { Revision($0) }
+        let properties = try mapped { () throws(ServiceError) in
+            if let revision { try service.get(keys, at: revision) } else { try service.get(keys) }
+        }
+        return ["properties": .array(try redacted(properties, for: connection.peer).map(WireCoding.encode))]
     }
 
     func list(_ call: VarlinkCall, _ connection: VarlinkConnectionContext) throws(VarlinkCallError) -> [String: JSONValue] {
@@ -25,6 +28,7 @@ extension IOPropdInterface {
         }
         var visible = readable ? properties.filter { access.allows(.read, $0.key, peer) } : properties
         if readable, let limit, visible.count > limit { visible.removeLast(visible.count - limit) }
+        visible = try redacted(visible, for: peer)
         return ["properties": .array(visible.map(WireCoding.encode)), "revision": .integer(revision.rawValue)]
     }
 
@@ -44,7 +48,8 @@ extension IOPropdInterface {
         let peer = connection.peer
         try access.requireSome(pattern ?? .all, peer)
         let all = try mapped { () throws(ServiceError) in try service.bindings(matching: pattern) }
-        let visible = all.filter { access.allows(.read, $0.key, peer) }
+        let redaction = ReadRedaction(access: access, peer: peer)
+        let visible = all.filter { access.allows(.read, $0.key, peer) }.map(redaction.redact)
         return ["bindings": .array(visible.map(WireCoding.encode))]
     }
 

@@ -39,17 +39,9 @@ extension IOPropdInterface {
         } catch {
             return stream.finish(throwing: error)
         }
-        guard subscriptions.acquire(connection.id, maximum: limits.subscriptionsPerConnection) else {
-            return stream.finish(
-                throwing: WireCoding.limitExceeded("max-subscriptions-per-connection", maximum: limits.subscriptionsPerConnection))
-        }
-        let counter = subscriptions
-        let connectionID = connection.id
-        let peer = connection.peer
-        let access = self.access
-        let visible: (@Sendable (String) -> Bool)? =
-            access.filtersReads(for: peer)
-            ? { @Sendable key in key.isEmpty || ((try? Key(key)).map { access.allows(.read, $0, peer) } ?? false) } : nil
+        // No count per connection: Varlink answers a connection's calls in
+        // order, so a connection streams one Subscribe at a time.
+        let reader = SubscriptionReader(access: access, peer: connection.peer, patterns: request.patterns)
         Task { [service] in
             let subscription: Subscription
             do {
@@ -57,15 +49,11 @@ extension IOPropdInterface {
             } catch SubscriptionError.hubClosed {
                 // The daemon is stopping: end the stream as every live one
                 // ends then, so a client resumes after the restart.
-                counter.release(connectionID)
                 return stream.finish()
             } catch {
-                counter.release(connectionID)
                 return stream.finish(throwing: Self.error(error))
             }
-            SubscriptionPump(subscription: subscription, stream: stream, visible: visible) {
-                counter.release(connectionID)
-            }.start()
+            SubscriptionPump(subscription: subscription, stream: stream, reader: reader).start()
         }
     }
 
@@ -92,27 +80,21 @@ extension IOPropdInterface {
 final class SubscriptionPump: Sendable {
     let subscription: Subscription
     let stream: VarlinkReplyStream
-    let visible: (@Sendable (String) -> Bool)?
-    let ended: @Sendable () -> Void
+    let reader: SubscriptionReader
 
-    init(
-        subscription: Subscription, stream: VarlinkReplyStream, visible: (@Sendable (String) -> Bool)?,
-        ended: @escaping @Sendable () -> Void
-    ) {
+    init(subscription: Subscription, stream: VarlinkReplyStream, reader: SubscriptionReader) {
         self.subscription = subscription
         self.stream = stream
-        self.visible = visible
-        self.ended = ended
+        self.reader = reader
     }
 
     /// Wires the pump between the two ends. The handlers hold the pump
     /// strongly (nothing else does) until the stream terminates: then the
     /// stream drops its handlers and the subscription's is replaced here.
     func start() {
-        stream.onTermination { [subscription, ended] in
+        stream.onTermination { [subscription] in
             subscription.onReady {}
             subscription.cancel()
-            ended()
         }
         subscription.onReady { self.schedule() }
         stream.onWritabilityChange { writable in
@@ -132,9 +114,15 @@ final class SubscriptionPump: Sendable {
         while stream.isWritable, !stream.isEnded {
             switch subscription.next(limit: 256) {
             case .events(let batch):
+                // The rules in force now, for this whole batch: a reload
+                // re-filters every live subscription from its next event on.
+                if let denied = reader.deniedPattern() {
+                    return stream.finish(throwing: WireCoding.permissionDenied(denied))
+                }
+                let filters = reader.filtersReads
                 var buffers: [ByteBuffer] = []
                 buffers.reserveCapacity(batch.count)
-                for event in batch where visible?(event.event.key) ?? true {
+                for event in batch where !filters || reader.mayRead(event.event.key) {
                     buffers.append(ByteBuffer(bytes: event.bytes))
                 }
                 if !buffers.isEmpty { stream.send(contentsOf: buffers) }

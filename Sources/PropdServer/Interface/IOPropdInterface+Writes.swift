@@ -6,6 +6,7 @@ extension IOPropdInterface {
     func set(_ call: VarlinkCall, _ connection: VarlinkConnectionContext, _ responder: VarlinkResponder) {
         let values: [Key: JSONValue]
         let expect: [Key: Revision]
+        let ttl: Int64?
         do {
             let object = try call.parameters.requiredObject("values")
             try checkCount(object.count, "max-keys-per-call", limits.keysPerCall)
@@ -19,33 +20,48 @@ extension IOPropdInterface {
             values = decoded
             expect = try WireCoding.expectations(call.parameters)
             for key in expect.keys { try access.require(.read, key, connection.peer) }
+            ttl = try WireCoding.timeToLive(call.parameters)
         } catch {
             return responder.fail(error)
         }
-        write(.set(values, expect: expect), connection, responder)
+        write(.set(values, expect: expect, ttl: ttl), connection, responder)
     }
 
     func delete(_ call: VarlinkCall, _ connection: VarlinkConnectionContext, _ responder: VarlinkResponder) {
         let keys: [Key]
         let expect: [Key: Revision]
+        var patterns: [KeyPattern] = []
         do {
             keys = try WireCoding.keys(call.parameters, "keys")
             try checkCount(keys.count, "max-keys-per-call", limits.keysPerCall)
             for key in keys { try access.require(.write, key, connection.peer) }
             expect = try WireCoding.expectations(call.parameters)
             for key in expect.keys { try access.require(.read, key, connection.peer) }
+            if call.parameters["patterns"] != nil, call.parameters["patterns"] != .null {
+                for text in try call.parameters.requiredStringArray("patterns") {
+                    patterns.append(try WireCoding.pattern(text))
+                }
+            }
         } catch {
             return responder.fail(error)
         }
-        write(.delete(keys, expect: expect), connection, responder)
+        // Every key a pattern matches must be writable by the caller, checked
+        // in the transaction that deletes them.
+        let peer = connection.peer
+        let access = self.access
+        write(
+            .delete(keys, expect: expect, patterns: patterns, writable: { access.allows(.write, $0, peer) }),
+            connection, responder)
     }
 
     func bind(_ call: VarlinkCall, _ connection: VarlinkConnectionContext, _ responder: VarlinkResponder) {
         let key: Key
         let expression: String
+        let state: JSONValue?
         do {
             key = try WireCoding.key(try call.parameters.requiredString("key"))
             expression = try call.parameters.requiredString("expression")
+            state = try call.parameters.optionalObject("state").map(JSONValue.object)
             try access.require(.write, key, connection.peer)
         } catch {
             return responder.fail(error)
@@ -62,7 +78,13 @@ extension IOPropdInterface {
                 throw ServiceError.permissionDenied(KeyPattern.all.rawValue)
             }
         }
-        write(.bind(key, expression: expression, authorize: authorize), connection, responder)
+        write(.bind(key, expression: expression, state: state, authorize: authorize), connection, responder) { error in
+            // A cycle may run through bindings of keys the caller may not read.
+            guard case .bindingCycle(let keys) = error, access.filtersReads(for: peer) else { return error }
+            return .bindingCycle(keys.map { text in
+                (try? Key(text)).map { access.allows(.read, $0, peer) } ?? false ? text : ReadRedaction.hiddenKey
+            })
+        }
     }
 
     func unbind(_ call: VarlinkCall, _ connection: VarlinkConnectionContext, _ responder: VarlinkResponder) {
@@ -78,7 +100,10 @@ extension IOPropdInterface {
 
     /// Submits `operation` to the writer now, in the connection's order, and
     /// answers when it is durable (or refused).
-    func write(_ operation: WriteOperation, _ connection: VarlinkConnectionContext, _ responder: VarlinkResponder) {
+    func write(
+        _ operation: WriteOperation, _ connection: VarlinkConnectionContext, _ responder: VarlinkResponder,
+        redact: @escaping @Sendable (ServiceError) -> ServiceError = { $0 }
+    ) {
         let eventLoop = connection.eventLoop
         order.run(.write, on: connection.id) { [service, tickCommit] done, alone in
             // A lone write on the connection's loop (a client waiting for
@@ -95,7 +120,7 @@ extension IOPropdInterface {
                     if case .bind = operation { reply["sources"] = .array(outcome.sources.map { .string($0.rawValue) }) }
                     responder.succeed(reply)
                 case .failure(let error):
-                    responder.fail(WireCoding.error(error))
+                    responder.fail(WireCoding.error(redact(error)))
                 }
                 done()
             }

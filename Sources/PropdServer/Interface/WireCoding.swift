@@ -58,6 +58,13 @@ enum WireCoding {
         return value
     }
 
+    /// `ttl: ?int` of `Set`: milliseconds, 1 to 2^31.
+    static func timeToLive(_ parameters: [String: JSONValue]) throws(VarlinkCallError) -> Int64? {
+        guard let ttl = try parameters.optionalInteger("ttl") else { return nil }
+        guard (1...(Int64(1) << 31)).contains(ttl) else { throw .invalidParameter("ttl") }
+        return ttl
+    }
+
     // MARK: Encoding
 
     static func encode(_ property: Property) -> JSONValue {
@@ -69,6 +76,7 @@ enum WireCoding {
         if let value = property.value { object["value"] = value }
         if let binding = property.binding { object["binding"] = .string(binding) }
         if let error = property.error { object["error"] = .string(error) }
+        if let expires = property.expires { object["expires"] = .integer(expires) }
         return .object(object)
     }
 
@@ -90,6 +98,7 @@ enum WireCoding {
             "sources": .array(binding.sources.map { .string($0.rawValue) }),
         ]
         if let error = binding.error { object["error"] = .string(error) }
+        if let state = binding.state { object["state"] = state }
         return .object(object)
     }
 
@@ -121,11 +130,20 @@ enum WireCoding {
             return revisionCompacted(since: since, oldest: oldest)
         case .permissionDenied(let key):
             return permissionDenied(key)
+        case .revisionAhead(let revision, let current):
+            return VarlinkCallError(
+                name: "org.varlink.service.InvalidParameter",
+                parameters: [
+                    "parameter": "revision",
+                    "reason": .string("revision \(revision) is beyond the newest revision \(current)"),
+                ])
         case .storage(let storeError):
             // Not a contract error: the store failed and wrote nothing. The
             // message says what happened (disk full, I/O error).
             return VarlinkCallError(
                 name: prefix + "StorageFailure", parameters: ["message": .string(storeError.description)])
+        case .limitExceeded(let limit, let maximum):
+            return limitExceeded(limit, maximum: maximum)
         }
     }
 

@@ -21,7 +21,14 @@ public import Logging
 /// quotes, `=` or control characters are quoted. Newlines in a message are
 /// written as `\n`, so one message is always one line.
 public struct SyslogLogHandler: LogHandler {
-    public var logLevel: Logger.Level
+    /// The level set on this handler, else the shared one (``LogLevelControl``).
+    public var logLevel: Logger.Level {
+        get { ownLevel ?? control?.level ?? .info }
+        set { ownLevel = newValue }
+    }
+    private var ownLevel: Logger.Level?
+    /// Where the level comes from while none is set on this handler.
+    private var control: LogLevelControl?
     public var metadata: Logger.Metadata = [:]
     public var metadataProvider: Logger.MetadataProvider?
     public let label: String
@@ -39,10 +46,20 @@ public struct SyslogLogHandler: LogHandler {
 
     init(
         label: String, level: Logger.Level, timestamps: Bool, output: any LogOutput,
+        metadataProvider: Logger.MetadataProvider?, control: LogLevelControl
+    ) {
+        self.init(label: label, level: level, timestamps: timestamps, output: output, metadataProvider: metadataProvider, clock: Self.realtime)
+        self.ownLevel = nil
+        self.control = control
+    }
+
+    init(
+        label: String, level: Logger.Level, timestamps: Bool, output: any LogOutput,
         metadataProvider: Logger.MetadataProvider?, clock: @escaping @Sendable () -> (seconds: Int, nanoseconds: Int)
     ) {
         self.label = label
-        self.logLevel = level
+        self.ownLevel = level
+        self.control = nil
         self.timestamps = timestamps
         self.output = output
         self.metadataProvider = metadataProvider
@@ -55,8 +72,11 @@ public struct SyslogLogHandler: LogHandler {
         environment: [String: String], level: Logger.Level, output: any LogOutput = StandardErrorOutput()
     ) -> @Sendable (String, Logger.MetadataProvider?) -> any LogHandler {
         let timestamps = !JournalStream.isStandardErrorJournal(environment: environment)
+        LogLevelControl.shared.level = level
         return { label, provider in
-            SyslogLogHandler(label: label, level: level, timestamps: timestamps, output: output, metadataProvider: provider)
+            SyslogLogHandler(
+                label: label, level: level, timestamps: timestamps, output: output, metadataProvider: provider,
+                control: LogLevelControl.shared)
         }
     }
 

@@ -50,17 +50,24 @@ public struct ListenFDs: Sendable, Hashable {
     ///
     /// Call it once, early, before starting threads that read the environment.
     public static func adopt() -> ListenFDs? {
-        var environment: [String: String] = [:]
-        for name in ["LISTEN_PID", "LISTEN_FDS", "LISTEN_FDNAMES"] {
-            if let value = getenv(name) { environment[name] = String(cString: value) }
-            unsetenv(name)
-        }
-        guard let passed = parse(environment: environment, pid: getpid()) else { return nil }
-        for fd in passed.descriptors {
+        let passed = take(
+            reading: { name in getenv(name).map { String(cString: $0) } }, unsetting: { unsetenv($0) }, pid: getpid())
+        for fd in passed?.descriptors ?? [] {
             let flags = fcntl(fd, F_GETFD)
             if flags >= 0 { _ = fcntl(fd, F_SETFD, flags | FD_CLOEXEC) }
         }
         return passed
+    }
+
+    /// The variables read through `read` and removed through `unset` (all
+    /// three, even when they were meant for another process), then parsed.
+    static func take(reading read: (String) -> String?, unsetting unset: (String) -> Void, pid: Int32) -> ListenFDs? {
+        var environment: [String: String] = [:]
+        for name in ["LISTEN_PID", "LISTEN_FDS", "LISTEN_FDNAMES"] {
+            if let value = read(name) { environment[name] = value }
+            unset(name)
+        }
+        return parse(environment: environment, pid: pid)
     }
 
     /// Throws unless `fd` is a listening `AF_UNIX` stream socket (as

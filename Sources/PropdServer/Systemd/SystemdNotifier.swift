@@ -47,7 +47,9 @@ public struct SystemdNotifier: Sendable {
         let sent = withUnsafePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { sockaddrPointer in
                 payload.withUnsafeBytes { bytes in
-                    sendto(fd, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL), sockaddrPointer, length)
+                    // Never waits: a manager that stops reading its socket must
+                    // not stop the daemon (a full queue drops the message).
+                    sendto(fd, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT), sockaddrPointer, length)
                 }
             }
         }

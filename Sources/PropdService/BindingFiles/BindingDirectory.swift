@@ -14,6 +14,9 @@ public struct BindingDirectory: Sendable {
         public var expression: String
         /// The file's name within the directory.
         public var file: String
+        /// Where the binding's key starts in the file, 1-based.
+        public var line: Int = 1
+        public var column: Int = 1
     }
 
     public var entries: [Entry]
@@ -58,7 +61,8 @@ public struct BindingDirectory: Sendable {
             }
             for entry in parsed {
                 declaredBy[entry.key] = name
-                result.entries.append(Entry(key: entry.key, expression: entry.expression, file: name))
+                result.entries.append(
+                    Entry(key: entry.key, expression: entry.expression, file: name, line: entry.line, column: entry.column))
             }
         }
         return result

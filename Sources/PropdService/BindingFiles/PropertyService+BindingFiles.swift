@@ -22,6 +22,8 @@ extension PropertyService {
             }.value
         } catch is NothingToReload {
             return BindingReload()
+        } catch let failure as BindingFileRefusal {
+            throw Self.located(failure.error, in: failure.entry)
         } catch {
             throw ServiceError.from(error)
         }
@@ -45,7 +47,7 @@ extension PropertyService {
                 do {
                     _ = try declare(entry.key, expression: entry.expression, in: &transaction, &state)
                 } catch let error as ServiceError {
-                    throw Self.located(error, in: entry)
+                    throw BindingFileRefusal(entry: entry, error: error)
                 }
                 reload.declared.append(entry.key)
             }

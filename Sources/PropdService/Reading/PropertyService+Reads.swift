@@ -8,6 +8,9 @@ public struct BindingDescription: Sendable, Hashable {
     public var sources: [Key]
     /// The derived property's current evaluation error, if any.
     public var error: String?
+    /// The binding's operator state as persisted (scan accumulators,
+    /// counters, pending timers), for dumps; `Bind` with it continues from it.
+    public var state: JSONValue?
 }
 
 /// The figures `Stats` reports that the service knows (connections are the server's).
@@ -64,9 +67,11 @@ extension PropertyService {
         do {
             let records = try store.bindings().filter { pattern?.matches($0.key) ?? true }
             let properties = try store.get(records.map(\.key)).properties
+            let states = try store.bindingStates()
             return zip(records, properties).map { record, property in
                 BindingDescription(
-                    key: record.key, expression: record.expression, sources: record.sources, error: property?.error)
+                    key: record.key, expression: record.expression, sources: record.sources, error: property?.error,
+                    state: states[record.key])
             }
         } catch {
             throw ServiceError(error)

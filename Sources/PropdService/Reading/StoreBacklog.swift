@@ -4,7 +4,7 @@ import PropdStore
 /// The store as the subscription hub's backlog: each read is one WAL
 /// snapshot, tagged with the revision it saw.
 struct StoreBacklog: BacklogSource {
-    let store: PropertyStore
+    let store: any PropertyStorage
 
     func currentRevision() throws -> Revision {
         store.revision

@@ -121,14 +121,20 @@ final class SubscriberCore: Sendable {
                 while start < events.count, events[start].event.revision <= floor { start += 1 }
                 if start == events.count { return .accepted }
             }
-            var overflows = !request.coalesce && s.live.count + (events.count - start) > maximumPendingEvents
-            if !overflows, let maximumPendingBytes {
-                var bytes = s.live.bytes
-                for i in start..<events.count { bytes += events[i].size }
-                overflows = bytes > maximumPendingBytes
+            // One revision, however many events it has (a Set of 10,001 keys,
+            // a large fan-out), never ends a consumer that has taken all it
+            // was given: the bound is on what it leaves unsent.
+            var overflows = false
+            if !request.coalesce, !s.live.isEmpty {
+                overflows = s.live.count + (events.count - start) > maximumPendingEvents
+                if !overflows, let maximumPendingBytes {
+                    var bytes = s.live.bytes
+                    for i in start..<events.count { bytes += events[i].size }
+                    overflows = bytes > maximumPendingBytes
+                }
             }
             if overflows {
-                wakeups.append(s.finish(.slowConsumer(revision: s.lastFullySent)))
+                wakeups.append(s.finish(.slowConsumer(revision: s.resumeRevision())))
                 return .overflowed
             }
             for i in start..<events.count { s.live.append(events[i]) }
@@ -236,11 +242,38 @@ final class SubscriberCore: Sendable {
         }
     }
 
+    /// The revision this subscriber would resume from if it were ended now
+    /// (or was ended with `SlowConsumer`); nil for a coalescing one, which is never ended.
+    var resumesFrom: Revision? {
+        if request.coalesce { return nil }
+        return state.withLock { s in
+            switch s.phase {
+            case .ended(.slowConsumer(let revision)): return revision
+            case .ended: return nil
+            case .loading: return s.lastFullySent
+            case .streaming:
+                // Nothing pending: it has every event published so far.
+                if !s.hasEvents { return nil }
+                return s.resumeRevision()
+            }
+        }
+    }
+
     /// Pending live events (for statistics and tests).
     var pendingCount: Int { state.withLock { $0.live.count + ($0.backlog.count - $0.backlogCursor) } }
 }
 
 extension SubscriberCore.State {
+    /// The last revision whose events were all handed out: the one before
+    /// the first pending live event when the backlog is all taken (every
+    /// earlier revision had nothing more for this subscriber).
+    mutating func resumeRevision() -> Revision {
+        guard backlogCursor >= backlog.count, backlogRevision != nil, let first = live.first() else {
+            return lastFullySent
+        }
+        return max(lastFullySent, Revision(first.event.revision.rawValue - 1))
+    }
+
     /// After handing out `batch`: every revision below the last one handed out
     /// is complete (events come in revision order); the last one is complete
     /// unless its next event is still pending. `initial` and `replay` events do

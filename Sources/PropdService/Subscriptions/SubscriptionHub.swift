@@ -109,6 +109,17 @@ public final class SubscriptionHub: Sendable {
         for core in cores { core.end(.hubClosed) }
     }
 
+    /// How long history stays whole after the revision a subscriber ended
+    /// with `SlowConsumer` may resume from: time for it to reconnect.
+    public static let slowConsumerGrace: Duration = .seconds(600)
+
+    /// The revision after which history must stay whole so that every live
+    /// subscriber, and every one ended with `SlowConsumer` in the last
+    /// ``slowConsumerGrace``, can resume with `since` and lose nothing.
+    public func historyFloor() -> Revision? {
+        registry.withLock { $0.historyFloor(grace: Self.slowConsumerGrace) }
+    }
+
     func remove(_ core: SubscriberCore, reason: SubscriptionEnd) {
         registry.withLock { $0.unregister(core) }
         core.end(reason)

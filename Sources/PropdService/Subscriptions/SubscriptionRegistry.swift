@@ -20,6 +20,23 @@ struct Registry {
     private(set) var count = 0
     private var closed = false
     private var lastPublished = Revision.none
+    /// Subscribers ended with `SlowConsumer`: the revision each may resume
+    /// from, and when it was ended.
+    private var endedSlowConsumers: [(revision: Revision, at: ContinuousClock.Instant)] = []
+
+    /// The oldest revision a live subscriber, or one ended with
+    /// `SlowConsumer` less than `grace` ago, may still resume from with
+    /// `since`: history after it must stay whole. `nil` when there is none.
+    mutating func historyFloor(grace: Duration) -> Revision? {
+        let now = ContinuousClock.now
+        endedSlowConsumers.removeAll { now - $0.at > grace }
+        var floor = endedSlowConsumers.map(\.revision).min()
+        for case let core? in slots {
+            guard let revision = core.resumesFrom else { continue }
+            floor = min(floor ?? revision, revision)
+        }
+        return floor
+    }
 
     mutating func register(_ core: SubscriberCore) -> Bool {
         guard !closed else { return false }
@@ -89,7 +106,10 @@ struct Registry {
             }
             switch result {
             case .accepted: break
-            case .overflowed, .ended: unregister(core)
+            case .overflowed:
+                if let revision = core.resumesFrom { endedSlowConsumers.append((revision, .now)) }
+                unregister(core)
+            case .ended: unregister(core)
             }
         }
         touched.removeAll(keepingCapacity: true)

@@ -1,3 +1,4 @@
+import Logging
 import PropdBindings
 import PropdCore
 import PropdStore
@@ -17,10 +18,20 @@ struct EngineState {
     let clock: any BindingClock
     /// The revision of the last body that changed the engine.
     var lastChanged: Revision = .none
+    /// What derived values may cost; kept here so a rebuilt engine gets them too.
+    var limits: BindingLimits {
+        didSet { engine.limits = limits }
+    }
+    /// The largest recomputation count already logged.
+    var reportedRecomputations = 0
+    /// The commands whose `CMD.executing` and `CMD.error` propd keeps.
+    var commands = CommandNames()
 
-    init(clock: any BindingClock) {
+    init(clock: any BindingClock, limits: BindingLimits = .defaults) {
         self.clock = clock
+        self.limits = limits
         engine = BindingEngine(clock: clock)
+        engine.limits = limits
     }
 
     /// Records that the body writing `revision` changed the engine.
@@ -33,7 +44,10 @@ struct EngineState {
     mutating func resynchronize(for transaction: WriteTransaction) throws(StoreError) {
         guard lastChanged >= transaction.revision else { return }
         engine = BindingEngine(clock: clock)
+        engine.limits = limits
         engine.restore(try transaction.allBindings())
+        engine.restoreExpiries(try transaction.expiringKeys())
+        commands = CommandNames(try transaction.commandNames())
         lastChanged = .none
     }
 }
@@ -46,7 +60,7 @@ extension WriteTransaction {
     }
 }
 
-extension PropertyStore {
+extension PropertyStorage {
     /// Every persisted binding with its operator state, from the committed state.
     func allBindings() throws(StoreError) -> [RestoredBinding] {
         let states = try bindingStates()
@@ -57,7 +71,18 @@ extension PropertyStore {
 extension Propagation {
     /// Writes the derived values, errors and operator states into the
     /// transaction, at its revision.
-    func apply(to transaction: inout WriteTransaction) throws(StoreError) {
+    /// - Throws: `limitExceeded` when the propagation stopped at the
+    ///   recomputation bound: the whole write is refused.
+    func apply(to transaction: inout WriteTransaction) throws {
+        if overflowed {
+            throw ServiceError.limitExceeded(limit: ServiceError.recomputationLimit, maximum: recomputations)
+        }
+        for key in expired where try transaction.revision(of: key) != .none {
+            try transaction.delete(key)
+        }
+        for key in clearedErrors {
+            try transaction.clearError(key)
+        }
         for change in changes {
             switch change.kind {
             case .set(let value): try transaction.set(change.key, value)
@@ -78,5 +103,18 @@ extension BindingError {
         case .invalid(let message, let line, let column): return .bindingInvalid(message: message, line: line, column: column)
         case .cycle(let keys): return .bindingCycle(keys)
         }
+    }
+}
+
+extension EngineState {
+    /// Logs the largest number of derived keys one revision recomputed, each
+    /// time it reaches a new power of two from 1,024 on: the cost one write
+    /// can cause, against `max-derived-per-revision`.
+    mutating func reportRecomputations(_ logger: Logger) {
+        let largest = engine.largestRecomputation
+        guard largest >= 1024, largest >= reportedRecomputations * 2 else { return }
+        reportedRecomputations = largest
+        logger.notice("largest derived recomputation of one revision so far",
+            metadata: ["recomputations": "\(largest)", "limit": "\(limits.maxRecomputationsPerRevision)"])
     }
 }

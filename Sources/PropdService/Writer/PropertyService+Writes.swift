@@ -5,13 +5,23 @@ import PropdStore
 /// A write request, as the server hands it to the writer.
 public enum WriteOperation: Sendable {
     /// `Set`: every key atomically as one revision; `expect` maps keys to the
-    /// revision they must still have (0: must not exist).
-    case set([Key: JSONValue], expect: [Key: Revision])
-    /// `Delete`: every key atomically as one revision.
-    case delete([Key], expect: [Key: Revision])
+    /// revision they must still have (0: must not exist). With `ttl`
+    /// (milliseconds) every key expires that long after the write; without
+    /// it every key is permanent.
+    case set([Key: JSONValue], expect: [Key: Revision], ttl: Int64? = nil)
+    /// `Delete`: every key, and every non-derived key matching `patterns`,
+    /// atomically as one revision. When that is no key at all, nothing is
+    /// written and the answer is the current revision. A matched key for
+    /// which `writable` is false fails the call with `permissionDenied`.
+    case delete(
+        [Key], expect: [Key: Revision], patterns: [KeyPattern] = [], writable: @Sendable (Key) -> Bool = { _ in true })
     /// `Bind`: declares or replaces the binding of a key. `authorize` sees
     /// what the binding would read before anything is written, and may refuse it.
-    case bind(Key, expression: String, authorize: @Sendable (BindingReach) throws(ServiceError) -> Void)
+    /// With `state` (a dump's operator state) the binding continues from it
+    /// instead of evaluating, and the key keeps its value.
+    case bind(
+        Key, expression: String, state: JSONValue? = nil,
+        authorize: @Sendable (BindingReach) throws(ServiceError) -> Void)
     /// `Unbind`: removes a binding; the key keeps its last value.
     case unbind(Key)
 }
@@ -23,6 +33,12 @@ public struct BindingReach: Sendable, Hashable {
     /// Whether it follows keys named at run time (`flatMap { key(…) }`), so
     /// it may read keys beyond ``sources``.
     public var followsKeys: Bool
+}
+
+/// Thrown by a Delete whose patterns matched nothing (and which named no
+/// key): it consumes no revision, and answers the current one.
+struct NothingToDelete: Error {
+    var current: Revision
 }
 
 /// What a committed write request answers.
@@ -56,16 +72,20 @@ extension PropertyService {
         switch operation {
         // Set and Delete check everything (derived keys, expectations, missing
         // keys) before their first write, so they need no savepoint.
-        case .set(let values, let expect):
-            submit(Self.setBody(values, expect: expect), validatesFirst: true, deferred: deferred, resumesTask: resumesTask) {
+        case .set(let values, let expect, let ttl):
+            submit(Self.setBody(values, expect: expect, ttl: ttl), validatesFirst: true, deferred: deferred, resumesTask: resumesTask) {
                 completion(Self.outcome($0))
             }
-        case .delete(let keys, let expect):
-            submit(Self.deleteBody(keys, expect: expect), validatesFirst: true, deferred: deferred, resumesTask: resumesTask) {
-                completion(Self.outcome($0))
+        case .delete(let keys, let expect, let patterns, let writable):
+            let body = Self.deleteBody(keys, expect: expect, patterns: patterns, writable: writable)
+            submit(body, validatesFirst: true, deferred: deferred, resumesTask: resumesTask) { result in
+                if case .failure(let nothing as NothingToDelete) = result {
+                    return completion(.success(WriteOutcome(revision: nothing.current)))
+                }
+                completion(Self.outcome(result))
             }
-        case .bind(let key, let expression, let authorize):
-            let body = Self.bindBody(key, expression: expression, authorize: authorize)
+        case .bind(let key, let expression, let state, let authorize):
+            let body = Self.bindBody(key, expression: expression, state: state, authorize: authorize)
             submit(body, deferred: deferred, resumesTask: resumesTask) { result in
                 completion(Self.outcome(result).map { outcome in
                     var outcome = outcome
@@ -88,9 +108,11 @@ extension PropertyService {
         return try result.get()
     }
 
-    /// `Set`, awaited. See ``WriteOperation/set(_:expect:)``.
-    public func set(_ values: [Key: JSONValue], expect: [Key: Revision] = [:]) async throws(ServiceError) -> Revision {
-        try await perform(.set(values, expect: expect)).revision
+    /// `Set`, awaited. See ``WriteOperation/set(_:expect:ttl:)``.
+    public func set(_ values: [Key: JSONValue], expect: [Key: Revision] = [:], ttl: Int64? = nil)
+        async throws(ServiceError) -> Revision
+    {
+        try await perform(.set(values, expect: expect, ttl: ttl)).revision
     }
 
     /// `Delete`, awaited.
@@ -101,10 +123,10 @@ extension PropertyService {
     /// `Bind`, awaited: validated first (parse, sources, cycles), persisted,
     /// and evaluated at once when its sources have values.
     public func bind(
-        _ key: Key, expression: String,
+        _ key: Key, expression: String, state: JSONValue? = nil,
         authorize: @escaping @Sendable (BindingReach) throws(ServiceError) -> Void = { _ in }
     ) async throws(ServiceError) -> (revision: Revision, sources: [Key]) {
-        let outcome = try await perform(.bind(key, expression: expression, authorize: authorize))
+        let outcome = try await perform(.bind(key, expression: expression, state: state, authorize: authorize))
         return (outcome.revision, outcome.sources)
     }
 
@@ -122,20 +144,46 @@ extension PropertyService {
 
     typealias Body<T> = @Sendable (inout WriteTransaction, inout EngineState) throws -> T
 
-    static func setBody(_ values: [Key: JSONValue], expect: [Key: Revision]) -> Body<Void> {
+    static func setBody(_ values: [Key: JSONValue], expect: [Key: Revision], ttl: Int64?) -> Body<Void> {
         { transaction, state in
-            for key in values.keys where state.engine.isDerived(key) { throw ServiceError.keyIsDerived(key.rawValue) }
-            try WriteRequest(set: values, expect: expect).apply(to: &transaction)
+            for key in values.keys where state.isDerived(key) { throw ServiceError.keyIsDerived(key.rawValue) }
+            guard let ttl else {
+                try WriteRequest(set: values, expect: expect).apply(to: &transaction)
+                // Without ttl a key is permanent again.
+                state.changed(at: transaction.revision)
+                state.engine.expire(values.keys, at: nil)
+                try propagate(&transaction, &state)
+                return
+            }
+            let deadline = state.clock.now().advanced(by: .milliseconds(ttl))
+            try WriteRequest(set: values, expect: expect).apply(to: &transaction, expires: deadline.milliseconds)
+            state.changed(at: transaction.revision)
+            state.engine.expire(values.keys, at: deadline)
             try propagate(&transaction, &state)
         }
     }
 
-    static func deleteBody(_ keys: [Key], expect: [Key: Revision]) -> Body<Void> {
+    static func deleteBody(
+        _ keys: [Key], expect: [Key: Revision], patterns: [KeyPattern] = [],
+        writable: @escaping @Sendable (Key) -> Bool = { _ in true }
+    ) -> Body<Void> {
         // A key named twice is deleted once.
         var seen: Set<Key> = []
-        let keys = keys.filter { seen.insert($0).inserted }
+        let named = keys.filter { seen.insert($0).inserted }
         return { transaction, state in
-            for key in keys where state.engine.isDerived(key) { throw ServiceError.keyIsDerived(key.rawValue) }
+            var keys = named
+            if !patterns.isEmpty {
+                var all = Set(named)
+                for pattern in patterns {
+                    for key in try transaction.keys(matching: pattern)
+                    where !state.isDerived(key) && all.insert(key).inserted {
+                        guard writable(key) else { throw ServiceError.permissionDenied(key.rawValue) }
+                        keys.append(key)
+                    }
+                }
+                guard !keys.isEmpty else { throw NothingToDelete(current: Revision(transaction.revision.rawValue - 1)) }
+            }
+            for key in keys where state.isDerived(key) { throw ServiceError.keyIsDerived(key.rawValue) }
             // Every key must exist before the first is deleted: the body runs
             // without a savepoint, so it may not fail half-way.
             for key in keys where try transaction.revision(of: key) == .none {
@@ -144,21 +192,25 @@ extension PropertyService {
                 throw ServiceError.noSuchKey(key.rawValue)
             }
             try WriteRequest(delete: keys, expect: expect).apply(to: &transaction)
+            state.changed(at: transaction.revision)
+            state.engine.expire(keys, at: nil)
             try propagate(&transaction, &state)
         }
     }
 
     static func bindBody(
-        _ key: Key, expression: String, authorize: @escaping @Sendable (BindingReach) throws(ServiceError) -> Void
+        _ key: Key, expression: String, state: JSONValue?,
+        authorize: @escaping @Sendable (BindingReach) throws(ServiceError) -> Void
     ) -> Body<[Key]> {
-        { transaction, state in
+        let saved = state
+        return { transaction, state in
             do {
                 let check = try state.engine.check(key: key, expression: expression)
                 try authorize(BindingReach(sources: check.sources, followsKeys: check.followsKeys))
             } catch let error as BindingError {
                 throw error.serviceError
             }
-            let sources = try declare(key, expression: expression, in: &transaction, &state)
+            let sources = try declare(key, expression: expression, restoring: saved, in: &transaction, &state)
             // A client's binding is the client's: a later reload of the files
             // no longer removes it (though a file declaring the key again wins).
             try transaction.unmarkFileBinding(key)
@@ -173,40 +225,60 @@ extension PropertyService {
     // MARK: Bodies shared by several writes
 
     /// Runs the engine on the changes the body made so far and writes what it derives.
-    static func propagate(_ transaction: inout WriteTransaction, _ state: inout EngineState) throws(StoreError) {
+    static func propagate(_ transaction: inout WriteTransaction, _ state: inout EngineState) throws {
         let primary = transaction.changes
         state.changed(at: transaction.revision)
         let propagation = state.engine.propagate(primary) { key in (try? transaction.property(key))?.value }
         try propagation.apply(to: &transaction)
     }
 
+    /// - Parameter saved: operator state to continue from instead of evaluating.
     static func declare(
-        _ key: Key, expression: String, in transaction: inout WriteTransaction, _ state: inout EngineState
+        _ key: Key, expression: String, restoring saved: JSONValue? = nil,
+        in transaction: inout WriteTransaction, _ state: inout EngineState
     ) throws -> [Key] {
+        if state.commands.keeps(key) { throw ServiceError.keyIsDerived(key.rawValue) }
         let declaration: Declaration
         do {
-            declaration = try state.engine.declare(key: key, expression: expression) { key in
-                (try? transaction.property(key))?.value
+            if let saved {
+                declaration = try state.engine.declare(key: key, expression: expression, restoring: saved)
+            } else {
+                declaration = try state.engine.declare(key: key, expression: expression) { key in
+                    (try? transaction.property(key))?.value
+                }
             }
         } catch {
             throw error.serviceError
         }
         state.changed(at: transaction.revision)
+        // A derived key does not expire.
+        state.engine.expire(CollectionOfOne(key), at: nil)
+        try transaction.makePermanent(key)
         try transaction.putBinding(key: key, expression: expression, sources: declaration.sources)
         try transaction.declareDerived(key)
         try transaction.removeBindingState(key)
         try declaration.propagation.apply(to: &transaction)
         if let fresh = state.engine.state(of: key) { try transaction.putBindingState(key, fresh) }
+        if saved != nil, let message = state.engine.binding(of: key)?.error {
+            // The saved error state: the key keeps its value and shows the error.
+            try transaction.setError(key, message)
+        }
         return declaration.sources
     }
 
     static func undeclare(_ key: Key, in transaction: inout WriteTransaction, _ state: inout EngineState) throws {
+        if state.commands.keeps(key) { throw ServiceError.keyIsDerived(key.rawValue) }
         guard state.engine.isDerived(key) else { throw ServiceError.noSuchKey(key.rawValue) }
         state.changed(at: transaction.revision)
         state.engine.remove(key: key)
         try transaction.removeBinding(key)
         try transaction.removeBindingState(key)
-        if let property = try transaction.property(key), property.value == nil {
+        guard let property = try transaction.property(key) else { return }
+        if let value = property.value {
+            // A plain property has no evaluation error: the kept value is set
+            // again, which clears it and tells subscribers.
+            if property.error != nil { try transaction.set(key, value) }
+        } else {
             try transaction.delete(key)
         }
     }

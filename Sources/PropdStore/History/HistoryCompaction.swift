@@ -25,8 +25,8 @@ import PropdCore
 /// trimmed again once it has been written `threshold` more times, walking its
 /// chain the first time.
 struct HistoryCompaction {
-    let keep: Int
-    let threshold: Int
+    private(set) var keep: Int
+    private(set) var threshold: Int
     private(set) var horizon: Revision
     private var runs: [Key: Runs] = [:]
     private var due: [Key] = []
@@ -49,6 +49,14 @@ struct HistoryCompaction {
 
     var pendingKeys: Int { due.count - dueHead }
 
+    /// Keeps at least `keep` entries per key from the next trim on (a reload).
+    /// Runs already counted keep their length; new ones use the new threshold.
+    mutating func setKeep(_ keep: Int) {
+        guard keep != self.keep else { return }
+        self.keep = max(1, keep)
+        threshold = max(1, self.keep / 4)
+    }
+
     /// Counts the committed changes: each is one history row of its key.
     mutating func note(_ changeSets: [ChangeSet]) {
         for changeSet in changeSets {
@@ -67,25 +75,28 @@ struct HistoryCompaction {
         var trimmedKeys: Int { removedRuns.count }
     }
 
-    /// Trims up to `limit` due keys in the open transaction.
-    func trim(_ statements: CompactionStatements, limit: Int) throws -> Step {
+    /// Trims up to `limit` due keys in the open transaction, removing no row
+    /// above `floor` (a key that would lose one is left for a later trim).
+    func trim(_ statements: CompactionStatements, limit: Int, floor: Revision? = nil) throws -> Step {
         var step = Step(horizon: horizon)
         let end = min(due.count, dueHead + limit)
         guard dueHead < end else { return step }
         for key in due[dueHead..<end] {
             var removedRuns = 0
-            if let seen = runs[key], let cut = try cut(key, seen, statements, removedRuns: &removedRuns),
-                let newestRemoved = try removeRows(before: cut, of: key, statements)
-            {
-                step.horizon = max(step.horizon, Revision(newestRemoved))
+            if let seen = runs[key], let cut = try cut(key, seen, statements, removedRuns: &removedRuns) {
+                if let floor, let newest = try previous(of: cut, key, statements), newest > floor.rawValue {
+                    removedRuns = 0
+                } else if let newestRemoved = try removeRows(before: cut, of: key, statements) {
+                    step.horizon = max(step.horizon, Revision(newestRemoved))
+                }
             }
             let drop = statements.dropStaleDeletedHead
-            drop.bind(1, key.rawValue)
+            try drop.bind(1, key.rawValue)
             try drop.execute()
             step.removedRuns.append(removedRuns)
         }
         if step.horizon > horizon {
-            statements.setHorizon.bind(1, step.horizon.rawValue)
+            try statements.setHorizon.bind(1, step.horizon.rawValue)
             try statements.setHorizon.execute()
         }
         return step
@@ -137,8 +148,8 @@ struct HistoryCompaction {
     private func removeRows(before cut: Int64, of key: Key, _ statements: CompactionStatements) throws -> Int64? {
         guard let newest = try previous(of: cut, key, statements), newest < cut else { return nil }
         let end = statements.endChain
-        end.bind(1, cut)
-        end.bind(2, key.rawValue)
+        try end.bind(1, cut)
+        try end.bind(2, key.rawValue)
         try end.execute()
         var doomed: Int64? = newest
         while let revision = doomed {
@@ -147,8 +158,8 @@ struct HistoryCompaction {
             // A chain goes back in time; one that does not is damaged: stop rather than loop.
             if let older, older >= revision { break }
             let remove = statements.removeRow
-            remove.bind(1, revision)
-            remove.bind(2, key.rawValue)
+            try remove.bind(1, revision)
+            try remove.bind(2, key.rawValue)
             try remove.execute()
             doomed = older
         }
@@ -164,8 +175,8 @@ struct HistoryCompaction {
     /// when it is the oldest of its chain.
     private func previousRow(of revision: Int64, _ key: Key, _ statements: CompactionStatements) throws -> Int64?? {
         let previousOf = statements.previousOf
-        previousOf.bind(1, revision)
-        previousOf.bind(2, key.rawValue)
+        try previousOf.bind(1, revision)
+        try previousOf.bind(2, key.rawValue)
         return try previousOf.optionalInt64()
     }
 }

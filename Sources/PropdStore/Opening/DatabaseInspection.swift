@@ -1,6 +1,4 @@
 import Foundation
-import GRDB
-import GRDBSQLite
 
 /// What is at a database path before propd writes anything there. Checked
 /// through a read-only SQLite connection that creates no file either (no
@@ -12,8 +10,22 @@ enum DatabaseInspection {
     /// Throws when the file must not be opened for writing; returns quietly
     /// for a missing or empty file (a new database) and for propd's own.
     static func check(path: String) throws(StoreError) {
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            if FileManager.default.fileExists(atPath: path) {
+        if FileManager.default.fileExists(atPath: path + "-journal") {
+            // What the file is once its journal is rolled back is checked on
+            // a copy first: a file that is then refused stays as it was.
+            try LeftoverJournal.inspectRolledBackCopy(of: path) { copy throws(StoreError) in
+                try check(inspecting: copy, naming: path)
+            }
+            try LeftoverJournal.rollBack(path: path)
+        }
+        try check(inspecting: path, naming: path)
+    }
+
+    /// Checks the file at `inspected`, naming `path` in its errors (the same
+    /// file, or a copy of it).
+    private static func check(inspecting inspected: String, naming path: String) throws(StoreError) {
+        guard let handle = FileHandle(forReadingAtPath: inspected) else {
+            if FileManager.default.fileExists(atPath: inspected) {
                 throw .cannotOpen(path: path, message: "the file cannot be read")
             }
             return
@@ -25,7 +37,7 @@ enum DatabaseInspection {
 
         let applied: [String]
         do {
-            applied = try appliedMigrations(path: path)
+            applied = try appliedMigrations(inspecting: inspected, naming: path)
         } catch let error as StoreError {
             throw error
         } catch {
@@ -39,43 +51,38 @@ enum DatabaseInspection {
     }
 
     /// The migrations recorded in the file; `[]` for a database without tables.
-    private static func appliedMigrations(path: String) throws -> [String] {
+    private static func appliedMigrations(inspecting inspected: String, naming path: String) throws -> [String] {
         // Without a WAL there is nothing but the main file to read, and
         // `immutable` reads it without creating `-shm`. With a WAL (another
         // process has it open, or it crashed), a plain read-only open uses it.
-        let hasWAL = FileManager.default.fileExists(atPath: path + "-wal")
-        let encoded = path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? path
+        let hasWAL = FileManager.default.fileExists(atPath: inspected + "-wal")
+        let encoded = inspected.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? path
         let uri = "file:\(encoded)?\(hasWAL ? "mode=ro" : "immutable=1")"
-        var connection: OpaquePointer?
-        defer { sqlite3_close_v2(connection) }
-        let code = sqlite3_open_v2(uri, &connection, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nil)
-        guard code == SQLITE_OK, let connection else { throw failure(connection, code) }
+        let connection = try SQLiteConnection(path: uri, mode: .readOnly(uri: true))
 
-        let tables = try strings(
-            connection, "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+        let tables = try connection.strings(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
         if tables.isEmpty { return [] }
         guard tables.contains("grdb_migrations") else { throw StoreError.notAPropdDatabase(path: path) }
-        return try strings(connection, "SELECT identifier FROM grdb_migrations")
-    }
-
-    private static func strings(_ connection: OpaquePointer, _ sql: String) throws -> [String] {
-        var statement: OpaquePointer?
-        defer { sqlite3_finalize(statement) }
-        var code = sqlite3_prepare_v2(connection, sql, -1, &statement, nil)
-        guard code == SQLITE_OK, let statement else { throw failure(connection, code) }
-        var result: [String] = []
-        while true {
-            code = sqlite3_step(statement)
-            if code == SQLITE_DONE { return result }
-            guard code == SQLITE_ROW else { throw failure(connection, code) }
-            if let text = sqlite3_column_text(statement, 0) {
-                result.append(String(cString: text))
+        let applied = try connection.strings("SELECT identifier FROM grdb_migrations")
+        // What opening for writing checks next, checked here first, read-only:
+        // a damaged file is refused before anything is written to it.
+        if !applied.isEmpty {
+            guard tables.contains("meta") else {
+                throw StoreError.corrupt(path: path, message: "the meta table is missing")
+            }
+            let counters = try connection.strings(
+                "SELECT name FROM meta WHERE name IN ('revision', 'history_horizon') AND typeof(value) = 'integer'")
+            guard Set(counters) == ["revision", "history_horizon"] else {
+                throw StoreError.corrupt(path: path, message: "the meta table lacks the revision counters")
+            }
+            // The revision opening starts from, read as opening reads it
+            // (a damaged history fails here rather than after the file was
+            // put in WAL mode).
+            if tables.contains("history") {
+                _ = try connection.prepare(PropertyStore.committedRevisionSQL).int64()
             }
         }
-    }
-
-    private static func failure(_ connection: OpaquePointer?, _ code: Int32) -> DatabaseError {
-        let message = connection.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) }
-        return DatabaseError(resultCode: ResultCode(rawValue: code), message: message)
+        return applied
     }
 }

@@ -1,24 +1,23 @@
 import Foundation
-import GRDB
 
 extension StoreError {
     /// The named error for an SQLite failure while opening `path`.
     init(opening error: any Error, path: String) {
-        guard let dbError = error as? DatabaseError else {
+        guard let sqliteError = error as? SQLiteError else {
             self = .cannotOpen(path: path, message: String(describing: error))
             return
         }
-        let message = dbError.message ?? "\(dbError.resultCode)"
-        switch dbError.resultCode {
-        case .SQLITE_NOTADB: self = .notADatabase(path: path)
-        case .SQLITE_CORRUPT: self = .corrupt(path: path, message: message)
-        case .SQLITE_READONLY, .SQLITE_PERM: self = .readOnly(path: path, message: message)
-        case .SQLITE_CANTOPEN:
+        let message = sqliteError.message
+        switch sqliteError.kind {
+        case .notADatabase: self = .notADatabase(path: path)
+        case .corrupt: self = .corrupt(path: path, message: message)
+        case .readOnly: self = .readOnly(path: path, message: message)
+        case .cannotOpen:
             self = Self.isReadOnly(path: path)
                 ? .readOnly(path: path, message: message)
                 : .cannotOpen(path: path, message: message)
-        case .SQLITE_FULL: self = .diskFull(message: message)
-        default: self = .storage(code: dbError.resultCode.rawValue, message: message)
+        case .full: self = .diskFull(message: message)
+        case .other: self = .storage(code: sqliteError.primaryCode, message: message)
         }
     }
 
@@ -28,16 +27,16 @@ extension StoreError {
             self = storeError
             return
         }
-        guard let dbError = error as? DatabaseError else {
+        guard let sqliteError = error as? SQLiteError else {
             self = .storage(code: -1, message: String(describing: error))
             return
         }
-        let message = dbError.message ?? "\(dbError.resultCode)"
-        switch dbError.resultCode {
-        case .SQLITE_FULL: self = .diskFull(message: message)
-        case .SQLITE_CORRUPT, .SQLITE_NOTADB: self = .corrupt(path: path, message: message)
-        case .SQLITE_READONLY, .SQLITE_PERM: self = .readOnly(path: path, message: message)
-        default: self = .storage(code: dbError.resultCode.rawValue, message: message)
+        let message = sqliteError.message
+        switch sqliteError.kind {
+        case .full: self = .diskFull(message: message)
+        case .corrupt, .notADatabase: self = .corrupt(path: path, message: message)
+        case .readOnly: self = .readOnly(path: path, message: message)
+        case .cannotOpen, .other: self = .storage(code: sqliteError.primaryCode, message: message)
         }
     }
 

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 public import PropdCore
 
 extension PropertyStore {
@@ -11,8 +10,8 @@ extension PropertyStore {
             let select = try connection.statement(
                 "SELECT \(PropertyRow.selectColumns) FROM \(PropertyRow.fromClause) WHERE p.key = ?1")
             let properties = try keys.map { key -> Property? in
-                select.bind(1, key.rawValue)
-                return try select.withFirstRow { row in Result { try PropertyRow.property(row, key: key, path: path) } }?.get()
+                try select.bind(1, key.rawValue)
+                return try select.withFirstRow { row in try PropertyRow.property(row, key: key, path: path) }
             }
             return (properties, revision)
         }
@@ -27,19 +26,7 @@ extension PropertyStore {
         try readConnections.read { connection in
             let revision = try Self.committedRevision(connection)
             let select = "SELECT \(PropertyRow.selectColumns) FROM \(PropertyRow.fromClause)"
-            let statement: PreparedStatement
-            if let pattern, pattern.isExactKey {
-                statement = try connection.statement("\(select) WHERE p.key = ?1")
-                statement.bind(1, pattern.rawValue)
-            } else if let pattern, !pattern.literalPrefix.isEmpty {
-                // Keys under `prefix.`: from "prefix." up to (excluding) "prefix/" ('/' follows '.').
-                let prefix = pattern.literalPrefix
-                statement = try connection.statement("\(select) WHERE p.key >= ?1 AND p.key < ?2 ORDER BY p.key")
-                statement.bind(1, prefix + ".")
-                statement.bind(2, prefix + "/")
-            } else {
-                statement = try connection.statement("\(select) ORDER BY p.key")
-            }
+            let statement = try connection.statement(select, keysIn: "p.key", matching: pattern)
             var properties: [Property] = []
             let maximum = limit ?? Int.max
             guard maximum > 0 else { return (properties, revision) }
@@ -64,13 +51,15 @@ extension PropertyStore {
         // As SQL's LIMIT: 0 is none, a negative limit is no limit.
         if limit == 0 { return [] }
         let limit = limit.flatMap { $0 < 0 ? nil : $0 } ?? Int.max
-        return try read { db in
-            let rows = try Row.fetchCursor(
-                db.cachedStatement(sql: HistoryChain.walk),
-                arguments: [key.rawValue, before?.rawValue ?? Int64.max, limit])
+        return try readConnections.read { connection in
+            let walk = try connection.statement(HistoryChain.walk)
+            try walk.bind(1, key.rawValue)
+            try walk.bind(2, before?.rawValue ?? Int64.max)
+            try walk.bind(3, Int64(limit))
             var events: [Event] = []
-            while let row = try rows.next() {
+            try walk.forEachRow { row in
                 events.append(try Self.event(key: key.rawValue, row: row, path: path))
+                return true
             }
             return events
         }
@@ -88,28 +77,25 @@ extension PropertyStore {
     public func changes(after since: Revision, limit: Int? = nil) throws(StoreError)
         -> (changeSets: [ChangeSet], revision: Revision)
     {
-        try read { db in
-            let revision = try Self.committedRevision(db)
-            let horizon = Revision(
-                try Int64.fetchOne(db.cachedStatement(sql: "SELECT value FROM meta WHERE name = 'history_horizon'"))
-                    ?? 0)
+        try readConnections.read { connection in
+            let revision = try Self.committedRevision(connection)
+            let horizon = Revision(try Self.historyHorizon(connection))
             if since < horizon { throw StoreError.compacted(since: since, oldest: horizon.next) }
-            let rows = try Row.fetchCursor(
-                db.cachedStatement(sql: """
-                    SELECT revision, kind, value, error, key FROM history WHERE revision > ?1 ORDER BY revision, key
-                    """),
-                arguments: [since.rawValue])
+            let select = try connection.statement(
+                "SELECT revision, kind, value, error, key FROM history WHERE revision > ?1 ORDER BY revision, key")
+            try select.bind(1, since.rawValue)
             var changeSets: [ChangeSet] = []
-            while let row = try rows.next() {
+            try select.forEachRow { row in
                 let change = try Self.change(row: row, path: path)
-                let at = Revision(row[0] as Int64)
+                let at = Revision(try PropertyRow.integer(row, 0, "revision", path: path))
                 if changeSets.last?.revision == at {
                     changeSets[changeSets.count - 1].changes.append(change)
                 } else if let limit, changeSets.count >= limit {
-                    break
+                    return false
                 } else {
                     changeSets.append(ChangeSet(revision: at, changes: [change]))
                 }
+                return true
             }
             return (changeSets, revision)
         }
@@ -117,30 +103,34 @@ extension PropertyStore {
 
     /// Every declared binding, sorted by key.
     public func bindings() throws(StoreError) -> [BindingRecord] {
-        try read { db in try BindingTables.records(db, path: path) }
+        try readConnections.read { connection in try StoredTables.bindings(connection, path: path) }
     }
 
     /// The stored operator state of every binding, to restore the engine at start.
     public func bindingStates() throws(StoreError) -> [Key: JSONValue] {
-        try read { db in try BindingTables.states(db, path: path) }
+        try readConnections.read { connection in try StoredTables.bindingStates(connection, path: path) }
+    }
+
+    /// Every key that expires, with its deadline (milliseconds since the
+    /// epoch), to arm the timers at start.
+    public func expiringKeys() throws(StoreError) -> [(key: Key, expires: Int64)] {
+        try readConnections.read { connection in try StoredTables.expiringKeys(connection, path: path) }
     }
 
     /// How many keys exist.
     public func keyCount() throws(StoreError) -> Int {
-        try read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM properties") ?? 0 }
+        try readConnections.read { connection in Int(try connection.statement("SELECT count(*) FROM properties").int64() ?? 0) }
     }
 
     /// How many bindings are declared.
     public func bindingCount() throws(StoreError) -> Int {
-        try read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM bindings") ?? 0 }
+        try readConnections.read { connection in Int(try connection.statement("SELECT count(*) FROM bindings").int64() ?? 0) }
     }
 
     /// The oldest revision from which history is complete: `changes(after:)`
     /// accepts any `since >= oldestCompleteRevision - 1`.
     public func oldestCompleteRevision() throws(StoreError) -> Revision {
-        try read { db in
-            Revision(try Int64.fetchOne(db, sql: "SELECT value FROM meta WHERE name = 'history_horizon'") ?? 0).next
-        }
+        try readConnections.read { connection in Revision(try Self.historyHorizon(connection)).next }
     }
 
     /// The bytes the database occupies on disk (main file and WAL).
@@ -153,30 +143,10 @@ extension PropertyStore {
 
     // MARK: Internals
 
-    /// Runs `body` on a reader connection, in one read transaction (one WAL
-    /// snapshot for all its queries). Not `DatabasePool.read`, which prepares
-    /// and runs four statements per call (a savepoint, read-only mode on and
-    /// off): here BEGIN and COMMIT are prepared once per connection.
-    func read<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
-        do {
-            return try pool.unsafeRead { db in
-                try db.cachedStatement(sql: "BEGIN DEFERRED").execute()
-                defer { try? db.cachedStatement(sql: "COMMIT").execute() }
-                return try body(db)
-            }
-        } catch {
-            throw StoreError(operating: error, path: path)
-        }
-    }
-
     /// The last committed revision: the newest history row's, or the
     /// counter in `meta` when revisions that changed nothing came after it
     /// (the writer updates the counter only then; see `GroupCommit`).
-    static func committedRevision(_ db: Database) throws -> Revision {
-        Revision(try Int64.fetchOne(db.cachedStatement(sql: committedRevisionSQL)) ?? 0)
-    }
-
-    static func committedRevision(_ connection: ReadConnection) throws -> Revision {
+    static func committedRevision(_ connection: SQLiteConnection) throws -> Revision {
         Revision(try connection.statement(committedRevisionSQL).int64() ?? 0)
     }
 
@@ -184,28 +154,38 @@ extension PropertyStore {
         SELECT max(value, coalesce((SELECT max(revision) FROM history), 0)) FROM meta WHERE name = 'revision'
         """
 
-    static func change(row: Row, path: String) throws -> Change {
+    static func historyHorizon(_ connection: SQLiteConnection) throws -> Int64 {
+        try connection.statement("SELECT value FROM meta WHERE name = 'history_horizon'").int64() ?? 0
+    }
+
+    /// A history row of `revision, kind, value, error, key` as a change.
+    static func change(row: SQLiteRow, path: String) throws -> Change {
         let key = try PropertyRow.key(row, 4, path: path)
-        switch row[1] as String {
+        switch try PropertyRow.text(row, 1, "kind", path: path) {
         case "set":
             guard let value = try PropertyRow.json(row, 2, path: path) else {
                 throw StoreError.corrupt(path: path, message: "a history 'set' of \(key) has no value")
             }
             return .set(key, value)
         case "delete": return .delete(key)
-        default: return Change(key: key, kind: .error(row[3] as String? ?? ""))
+        default:
+            return Change(
+                key: key, kind: .error(try PropertyRow.optionalText(row, 3, "error", path: path) ?? ""),
+                kept: try PropertyRow.json(row, 2, path: path))
         }
     }
 
-    static func event(key: String, row: Row, path: String) throws -> Event {
+    /// A history row of `revision, kind, value, error` of `key` as an event.
+    static func event(key: String, row: SQLiteRow, path: String) throws -> Event {
         let kind: Event.Kind
-        switch row[1] as String {
+        switch try PropertyRow.text(row, 1, "kind", path: path) {
         case "set": kind = .set
         case "delete": kind = .delete
         default: kind = .error
         }
         return Event(
             key: key, kind: kind, value: try PropertyRow.json(row, 2, path: path),
-            revision: Revision(row[0] as Int64), error: row[3] as String?)
+            revision: Revision(try PropertyRow.integer(row, 0, "revision", path: path)),
+            error: try PropertyRow.optionalText(row, 3, "error", path: path))
     }
 }

@@ -138,4 +138,42 @@ UPDATE meta SET value = 3 WHERE name = 'schema_version';
 
 """####
     ),
+    (
+        identifier: "004_expiring_keys",
+        sql: ####"""
+-- propd schema, version 4: keys that expire (`Set(..., ttl)`).
+-- `expires` is the deadline in milliseconds since the Unix epoch, NULL for a
+-- key that does not expire. A Set writes it (NULL without ttl), a Delete
+-- removes the row with it, and derived keys never have one.
+ALTER TABLE properties ADD COLUMN expires INTEGER;
+
+-- The expiring keys, which the daemon reads at start to arm its timers.
+-- Partial, so plain keys pay nothing for it; on `key` rather than on
+-- `expires`, so a heartbeat (a new deadline for the same key) rewrites its
+-- entry in place instead of moving it to the other end of the index.
+CREATE INDEX properties_expiring ON properties (key) WHERE expires IS NOT NULL;
+
+UPDATE meta SET value = 4 WHERE name = 'schema_version';
+
+"""####
+    ),
+    (
+        identifier: "005_commands",
+        sql: ####"""
+-- propd schema, version 5: commands (CONTRACT 6.2). A command's name is a
+-- key CMD; from its first Serve or Execute on, propd keeps CMD.executing and
+-- CMD.error for it, which clients cannot write. This table remembers which
+-- names are commands, so that those two keys stay the daemon's across
+-- restarts, and so that an execution a restart interrupted (CMD.executing
+-- still true) is ended as failed when the daemon starts. `revision` is the
+-- revision at which the command first appeared.
+CREATE TABLE commands (
+    name     TEXT    NOT NULL PRIMARY KEY,
+    revision INTEGER NOT NULL
+) WITHOUT ROWID;
+
+UPDATE meta SET value = 5 WHERE name = 'schema_version';
+
+"""####
+    ),
 ]

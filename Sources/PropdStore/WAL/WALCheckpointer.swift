@@ -1,4 +1,3 @@
-import GRDBSQLite
 import Synchronization
 
 /// Copies the write-ahead log back into the database file after the callers
@@ -26,13 +25,13 @@ final class WALCheckpointer: Sendable {
     /// The hook holds `self` unretained: the caller keeps the checkpointer
     /// alive as long as anything may commit on `writer` (the group-commit
     /// writer owns it, and every commit runs inside that writer).
-    func install(on writer: OpaquePointer) {
-        sqlite3_wal_hook(writer, { context, _, _, pages in
+    func install(on writer: SQLiteConnection) {
+        writer.setWALHook({ context, _, _, pages in
             if let context {
                 Unmanaged<WALCheckpointer>.fromOpaque(context).takeUnretainedValue().committed(walPages: pages)
             }
-            return SQLITE_OK
-        }, Unmanaged.passUnretained(self).toOpaque())
+            return 0  // SQLITE_OK
+        }, context: Unmanaged.passUnretained(self).toOpaque())
     }
 
     /// Whether a commit left the log over the threshold.
@@ -42,9 +41,12 @@ final class WALCheckpointer: Sendable {
     var completed: Int { checkpoints.load(ordering: .relaxed) }
 
     /// Runs the due checkpoint on the writer connection, outside any transaction.
-    func checkpoint(_ writer: OpaquePointer) {
+    /// A checkpoint that fails (an I/O error) is left for the next one
+    /// due: the log keeps every commit meanwhile, and a failing disk fails
+    /// the next commit with its own named error.
+    func checkpoint(_ writer: SQLiteConnection) {
         guard due.exchange(false, ordering: .relaxed) else { return }
-        if sqlite3_wal_checkpoint_v2(writer, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil) == SQLITE_OK {
+        if (try? writer.checkpoint(.passive)) != nil {
             checkpoints.add(1, ordering: .relaxed)
         }
     }

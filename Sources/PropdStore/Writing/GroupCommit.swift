@@ -1,9 +1,8 @@
-import GRDB
 import PropdCore
 import Synchronization
 
 /// The single writer. Concurrent requests queue up; whoever finds the writer
-/// idle starts a drain on GRDB's writer queue, which takes everything pending
+/// idle starts a drain on the writer's queue, which takes everything pending
 /// (up to `maximumBatch`), runs it as ONE SQLite transaction (one fsync), each
 /// request that could fail half-way in its own savepoint, commits, tells the
 /// observer, resumes the callers, runs a due WAL checkpoint, and loops while
@@ -25,6 +24,11 @@ final class GroupCommit: Sendable {
         var draining = false
         var closed = false
         var observer: Observer?
+        /// The revision after which history must stay whole, if any (see
+        /// ``PropertyStore/retainHistory(after:)``).
+        var historyFloor: (@Sendable () -> Revision?)?
+        /// A new `historyPerKey` for the writer to take at its next batch.
+        var historyPerKey: Int?
     }
 
     /// What only the writer changes (and others may read).
@@ -33,7 +37,7 @@ final class GroupCommit: Sendable {
         var statistics = WriteStatistics()
     }
 
-    private let pool: DatabasePool
+    private let writerQueue: WriterQueue
     private let path: String
     private let maximumBatch: Int
     private let queue = Mutex(Queue())
@@ -43,8 +47,8 @@ final class GroupCommit: Sendable {
     let checkpointer: WALCheckpointer
     let state: Mutex<WriterState>
 
-    init(pool: DatabasePool, path: String, configuration: StoreConfiguration, revision: Revision, horizon: Revision) {
-        self.pool = pool
+    init(writer writerQueue: WriterQueue, path: String, configuration: StoreConfiguration, revision: Revision, horizon: Revision) {
+        self.writerQueue = writerQueue
         self.path = path
         self.maximumBatch = configuration.maximumBatch
         self.state = Mutex(WriterState(revision: revision))
@@ -54,8 +58,8 @@ final class GroupCommit: Sendable {
     }
 
     deinit {
-        // Finalize the prepared statements before the pool closes the writer
-        // connection: unfinalized statements would keep it (and the file) open.
+        // Release the prepared statements with the writer connection:
+        // unfinalized statements would keep it (and the file) open.
         // Nothing else can be using them: the writer holds `self` while it runs.
         writer.statements = nil
     }
@@ -64,8 +68,16 @@ final class GroupCommit: Sendable {
         queue.withLock { $0.observer = observer }
     }
 
+    func setHistoryPerKey(_ keep: Int) {
+        queue.withLock { $0.historyPerKey = keep }
+    }
+
+    func setHistoryFloor(_ floor: (@Sendable () -> Revision?)?) {
+        queue.withLock { $0.historyFloor = floor }
+    }
+
     /// Queues `job`. Unless `deferred`, an idle writer starts draining at
-    /// once on GRDB's writer queue; a deferred job waits for ``commitPending()``
+    /// once on the writer's queue; a deferred job waits for ``commitPending()``
     /// (or for a drain already running, which takes it too).
     func submit(_ job: WriteJob, deferred: Bool = false) {
         let outcome: (start: Bool, closed: Bool) = queue.withLock { queue in
@@ -100,10 +112,10 @@ final class GroupCommit: Sendable {
         case .queue: return startDrain()
         case .inline: break
         }
-        pool.writeWithoutTransaction { db in
+        writerQueue.sync { connection in
             // Never empty: only the drainer takes, and that is us.
             if let taken = takeBatch(endingDrain: false) {
-                commit(taken.batch, db: db, observer: taken.observer, resumeInline: true)
+                commit(taken.batch, connection: connection, observer: taken.observer, resumeInline: true)
             }
         }
         let more = queue.withLock { queue in
@@ -135,15 +147,15 @@ final class GroupCommit: Sendable {
 
     /// Starts the writer queue's drain; the caller has set `draining`.
     private func startDrain() {
-        pool.asyncWriteWithoutTransaction { db in self.drain(db) }
+        writerQueue.async { connection in self.drain(connection) }
     }
 
-    private func drain(_ db: Database) {
+    private func drain(_ connection: SQLiteConnection) {
         while true {
             // The last batch's callers are answered: the log's copy delays only the next batch.
-            if checkpointer.isDue, let connection = db.sqliteConnection { checkpointer.checkpoint(connection) }
+            if checkpointer.isDue { checkpointer.checkpoint(connection) }
             guard let taken = takeBatch(endingDrain: true) else { return }
-            commit(taken.batch, db: db, observer: taken.observer, resumeInline: false)
+            commit(taken.batch, connection: connection, observer: taken.observer, resumeInline: false)
         }
     }
 
@@ -167,31 +179,32 @@ final class GroupCommit: Sendable {
     }
 
     /// Runs one batch as one transaction and answers every request in it.
-    private func commit(_ batch: [WriteJob], db: Database, observer: Observer?, resumeInline: Bool) {
+    private func commit(_ batch: [WriteJob], connection: SQLiteConnection, observer: Observer?, resumeInline: Bool) {
         let prepared: WriterStatements
         if let existing = writer.statements {
             prepared = existing
         } else {
             do {
-                prepared = try WriterStatements(db)
+                prepared = try WriterStatements(connection)
                 writer.statements = prepared
                 // Only commits of this writer follow, and they hold `self`
                 // (and so the checkpointer) while they run.
-                if let connection = db.sqliteConnection { checkpointer.install(on: connection) }
+                checkpointer.install(on: connection)
             } catch {
                 let failure = StoreError(operating: error, path: path)
                 for job in batch { job.fail(failure) }
                 return
             }
         }
-        commit(batch, db: db, statements: prepared, observer: observer, resumeInline: resumeInline)
+        commit(batch, connection: connection, statements: prepared, observer: observer, resumeInline: resumeInline)
     }
 
     private func commit(
-        _ batch: [WriteJob], db: Database, statements: WriterStatements, observer: Observer?, resumeInline: Bool
+        _ batch: [WriteJob], connection: SQLiteConnection, statements: WriterStatements, observer: Observer?,
+        resumeInline: Bool
     ) {
         let startRevision = state.withLock { $0.revision }
-        let failure = BatchFailure()
+        let storage = SQLiteWriteBatch(connection: connection, statements: statements, path: path)
         var revision = startRevision
         var committed: [(changeSet: ChangeSet, completion: WriteJob.Completion)] = []
         committed.reserveCapacity(batch.count)
@@ -204,19 +217,18 @@ final class GroupCommit: Sendable {
             try statements.begin.execute()
             for job in batch {
                 if job.needsSavepoint { try statements.savepoint.execute() }
-                var transaction = WriteTransaction(
-                    db: db, statements: statements, revision: revision.next, path: path, batch: failure)
+                var transaction = WriteTransaction(storage: storage, revision: revision.next)
                 let completion = job.run(&transaction)
                 ran += 1
                 if let completion {
                     // Appended first: from here on, this caller is answered by the batch's outcome.
                     committed.append((transaction.changeSet, completion))
                     if job.resumesTask { resumingTasks += 1 }
-                    if let storageFailure = failure.failure { throw storageFailure }
+                    if let storageFailure = storage.storageFailure { throw storageFailure }
                     if job.needsSavepoint { try statements.release.execute() }
                     revision = revision.next
                 } else {
-                    if let storageFailure = failure.failure { throw storageFailure }
+                    if let storageFailure = storage.storageFailure { throw storageFailure }
                     if job.needsSavepoint {
                         try statements.rollbackToSavepoint.execute()
                         try statements.release.execute()
@@ -233,14 +245,22 @@ final class GroupCommit: Sendable {
                 // derives no value): only then is the counter written, which
                 // spares the page it lives on in every other commit.
                 if committed.last?.changeSet.changes.isEmpty ?? false {
-                    statements.setRevision.bind(1, revision.rawValue)
+                    try statements.setRevision.bind(1, revision.rawValue)
                     try statements.setRevision.execute()
                 }
-                step = try writer.compaction.trim(statements.compaction, limit: 4 + committed.count / 4)
+                if let keep = queue.withLock({ queue in defer { queue.historyPerKey = nil }; return queue.historyPerKey }) {
+                    writer.compaction.setKeep(keep)
+                }
+                if writer.compaction.pendingKeys > 0 {
+                    let floor = queue.withLock { $0.historyFloor }?()
+                    step = try writer.compaction.trim(statements.compaction, limit: 4 + committed.count / 4, floor: floor)
+                }
             }
             try statements.commit.execute()
         } catch {
-            abandon(batch, ran: ran, committed: committed, error: StoreError(operating: error, path: path), db: db)
+            abandon(
+                batch, ran: ran, committed: committed, error: StoreError(operating: error, path: path),
+                connection: connection)
             return
         }
 
@@ -281,10 +301,12 @@ final class GroupCommit: Sendable {
     /// batch that is still waiting, with the same named error.
     private func abandon(
         _ batch: [WriteJob], ran: Int, committed: [(changeSet: ChangeSet, completion: WriteJob.Completion)],
-        error: StoreError, db: Database
+        error: StoreError, connection: SQLiteConnection
     ) {
-        if db.isInsideTransaction {
-            try? db.execute(sql: "ROLLBACK")
+        if connection.isInsideTransaction {
+            // A failed ROLLBACK leaves nothing to do: SQLite rolls back a
+            // transaction it cannot go on with, and the next BEGIN says so.
+            try? connection.execute("ROLLBACK")
         }
         state.withLock { state in
             state.statistics.failedBatches += 1

@@ -24,7 +24,10 @@ public struct WriteRequest: Sendable, Hashable {
     /// ``StoreError/revisionMismatch(key:expected:actual:)`` for the first
     /// failed expectation (in key order) and ``StoreError/noSuchKey(_:)`` for
     /// a missing key to delete; either way nothing is written.
-    public func apply(to transaction: inout WriteTransaction) throws(StoreError) {
+    ///
+    /// - Parameter expires: when every key set expires (milliseconds since
+    ///   the epoch); `nil` makes them permanent.
+    public func apply(to transaction: inout WriteTransaction, expires: Int64? = nil) throws(StoreError) {
         for (key, expected) in expect.sorted(by: { $0.key < $1.key }) {
             let actual = try transaction.revision(of: key)
             if actual != expected { throw .revisionMismatch(key: key, expected: expected, actual: actual) }
@@ -34,7 +37,7 @@ public struct WriteRequest: Sendable, Hashable {
         }
         // Sorted so that the change order (and so the event order) is stable.
         for (key, value) in set.count > 1 ? set.sorted(by: { $0.key < $1.key }) : Array(set) {
-            try transaction.set(key, value)
+            try transaction.set(key, value, expires: expires)
         }
     }
 }

@@ -1,13 +1,13 @@
-import GRDB
 public import PropdCore
 
-/// One write request's view of the store while it runs on the writer, inside
-/// the batch's SQLite transaction and its own savepoint.
+/// One write request's view of the store while it runs on the writer,
+/// inside its batch.
 ///
 /// Reads see the committed state plus every earlier request of the same
-/// batch. Every property change is appended to history at ``revision`` and
-/// recorded in ``changes`` (one change per key: a later change to the same
-/// key replaces the earlier one).
+/// batch. Every property change is made at ``revision`` and recorded in
+/// ``changes`` (one change per key: a later change to the same key replaces
+/// the earlier one). What the store does with each change is the
+/// ``WriteBatchStorage``'s business; this type is the same for every store.
 ///
 /// > Important: only valid during the body it was passed to.
 public struct WriteTransaction {
@@ -16,19 +16,15 @@ public struct WriteTransaction {
     /// The property changes made so far, in the order first made.
     public private(set) var changes: [Change] = []
 
-    let db: Database
-    let statements: WriterStatements
-    let path: String
-    let batch: BatchFailure
+    /// The batch this request runs in.
+    let storage: any WriteBatchStorage
     /// Built only for requests that change many keys; small ones search `changes`.
     private var changeIndex: [Key: Int] = [:]
 
-    init(db: Database, statements: WriterStatements, revision: Revision, path: String, batch: BatchFailure) {
-        self.db = db
-        self.statements = statements
+    /// A request at `revision` in the batch `storage` (a store's writer makes these).
+    public init(storage: any WriteBatchStorage, revision: Revision) {
+        self.storage = storage
         self.revision = revision
-        self.path = path
-        self.batch = batch
     }
 
     /// The changes as one ``ChangeSet`` at ``revision``.
@@ -38,96 +34,53 @@ public struct WriteTransaction {
 
     /// The current property, including changes made earlier in this batch.
     public func property(_ key: Key) throws(StoreError) -> Property? {
-        try run { db in
-            let row = try Row.fetchOne(
-                db.cachedStatement(
-                    sql: "SELECT \(PropertyRow.selectColumns) FROM \(PropertyRow.fromClause) WHERE p.key = ?"),
-                arguments: [key.rawValue])
-            return try row.map { try PropertyRow.property($0, path: path) }
-        }
+        try storage.property(key)
     }
 
     /// The revision of `key`'s last change, or ``Revision/none`` when it does not exist.
     public func revision(of key: Key) throws(StoreError) -> Revision {
-        try run { _ in
-            let statement = statements.revisionOfKey
-            statement.bind(1, key.rawValue)
-            return Revision(try statement.int64() ?? 0)
-        }
+        try storage.revision(of: key)
     }
 
     /// The binding declared for `key`, if any.
     public func binding(_ key: Key) throws(StoreError) -> BindingRecord? {
-        try run { db in
-            guard let row = try Row.fetchOne(
-                db.cachedStatement(sql: "SELECT key, expression, sources, revision FROM bindings WHERE key = ?"),
-                arguments: [key.rawValue])
-            else { return nil }
-            return try BindingRecord(row: row, path: path)
-        }
+        try storage.binding(key)
     }
 
     /// The stored operator state of `key`'s binding, if any.
     public func bindingState(_ key: Key) throws(StoreError) -> JSONValue? {
-        try run { db in
-            guard let row = try Row.fetchOne(
-                db.cachedStatement(sql: "SELECT state FROM binding_state WHERE key = ?"), arguments: [key.rawValue])
-            else { return nil }
-            return try PropertyRow.json(row, 0, path: path)
-        }
+        try storage.bindingState(key)
+    }
+
+    /// The existing keys matching `pattern`, sorted, including changes made
+    /// earlier in this batch.
+    public func keys(matching pattern: KeyPattern) throws(StoreError) -> [Key] {
+        try storage.keys(matching: pattern)
     }
 
     // MARK: Changing properties
 
     /// Sets `key` to `value` (creating it if needed) and clears any evaluation
     /// error. Used for client writes and for derived values alike.
-    public mutating func set(_ key: Key, _ value: JSONValue) throws(StoreError) {
-        let text = value.jsonString
-        try run { _ in
-            // History first: its `previous` is the key's head before this change.
-            try appendHistory(key: key, kind: "set", value: text, error: nil)
-            let upsert = statements.upsert
-            upsert.bind(1, key.rawValue)
-            upsert.bind(2, text)
-            upsert.bind(3, revision.rawValue)
-            try upsert.execute()
-        }
+    ///
+    /// - Parameter expires: when the key expires (milliseconds since the
+    ///   epoch); `nil` makes it permanent.
+    public mutating func set(_ key: Key, _ value: JSONValue, expires: Int64? = nil) throws(StoreError) {
+        try storage.set(key, value, expires: expires, at: revision)
         record(.set(key, value))
     }
 
     /// Deletes `key`; ``StoreError/noSuchKey(_:)`` when it does not exist.
     public mutating func delete(_ key: Key) throws(StoreError) {
-        try run { _ in
-            let headOfProperty = statements.headOfProperty
-            headOfProperty.bind(1, key.rawValue)
-            guard let head = try headOfProperty.optionalInt64() else { throw StoreError.noSuchKey(key) }
-            let delete = statements.delete
-            delete.bind(1, key.rawValue)
-            try delete.execute()
-            try appendHistory(key: key, kind: "delete", value: nil, error: nil, previous: head)
-            let recordHead = statements.recordDeletedHead
-            recordHead.bind(1, key.rawValue)
-            recordHead.bind(2, revision.rawValue)
-            try recordHead.execute()
-        }
+        try storage.delete(key, at: revision)
         record(.delete(key))
     }
 
     /// Puts a derived key in the error state: its value is kept, `error` is
     /// set. Creates the key (without a value) if it does not exist.
     public mutating func setError(_ key: Key, _ message: String) throws(StoreError) {
-        let revision = self.revision.rawValue
-        try run { db in
-            let kept = try String?.fetchOne(
-                db.cachedStatement(sql: "SELECT value FROM properties WHERE key = ?"), arguments: [key.rawValue]) ?? nil
-            // History first: its `previous` is the key's head before this change.
-            try appendHistory(key: key, kind: "error", value: kept, error: message)
-            try db.cachedStatement(sql: """
-                INSERT INTO properties (key, value, revision, created, error) VALUES (?1, NULL, ?2, ?2, ?3)
-                ON CONFLICT (key) DO UPDATE SET revision = excluded.revision, error = excluded.error
-                """).execute(arguments: [key.rawValue, revision, message])
-        }
-        record(Change(key: key, kind: .error(message)))
+        let kept = try storage.setError(key, message, at: revision)
+        record(Change(key: key, kind: .error(message), kept: kept))
     }
 
     /// Makes sure a derived key exists, without a value until its binding
@@ -135,75 +88,34 @@ public struct WriteTransaction {
     /// Returns whether it was created.
     @discardableResult
     public mutating func declareDerived(_ key: Key) throws(StoreError) -> Bool {
-        let revision = self.revision.rawValue
-        return try run { db in
-            try db.cachedStatement(sql: """
-                INSERT INTO properties (key, value, revision, created, error) VALUES (?1, NULL, ?2, ?2, NULL)
-                ON CONFLICT (key) DO NOTHING
-                """).execute(arguments: [key.rawValue, revision])
-            return db.changesCount > 0
-        }
+        try storage.declareDerived(key, at: revision)
     }
 
     // MARK: Bindings and their state
 
     /// Declares or replaces the binding of `key`, at this revision.
     public mutating func putBinding(key: Key, expression: String, sources: [Key]) throws(StoreError) {
-        let revision = self.revision.rawValue
-        try run { db in
-            try db.cachedStatement(sql: """
-                INSERT INTO bindings (key, expression, sources, revision) VALUES (?1, ?2, ?3, ?4)
-                ON CONFLICT (key) DO UPDATE SET expression = excluded.expression, sources = excluded.sources,
-                    revision = excluded.revision
-                """).execute(arguments: [key.rawValue, expression, PropertyRow.json(keys: sources), revision])
-        }
+        try storage.putBinding(BindingRecord(key: key, expression: expression, sources: sources, revision: revision))
     }
 
     /// Removes the binding of `key`; returns whether there was one.
     @discardableResult
     public mutating func removeBinding(_ key: Key) throws(StoreError) -> Bool {
-        try run { db in
-            try db.cachedStatement(sql: "DELETE FROM bindings WHERE key = ?").execute(arguments: [key.rawValue])
-            return db.changesCount > 0
-        }
+        try storage.removeBinding(key)
     }
 
     /// Stores the operator state of `key`'s binding.
     public mutating func putBindingState(_ key: Key, _ state: JSONValue) throws(StoreError) {
-        try run { db in
-            try db.cachedStatement(sql: """
-                INSERT INTO binding_state (key, state) VALUES (?1, ?2)
-                ON CONFLICT (key) DO UPDATE SET state = excluded.state
-                """).execute(arguments: [key.rawValue, state.jsonString])
-        }
+        try storage.putBindingState(key, state)
     }
 
     /// Removes the operator state of `key`'s binding; returns whether there was one.
     @discardableResult
     public mutating func removeBindingState(_ key: Key) throws(StoreError) -> Bool {
-        try run { db in
-            try db.cachedStatement(sql: "DELETE FROM binding_state WHERE key = ?").execute(arguments: [key.rawValue])
-            return db.changesCount > 0
-        }
+        try storage.removeBindingState(key)
     }
 
     // MARK: Internals
-
-    /// Appends the change to history, linked to the key's previous row:
-    /// `previous` when the caller knows it, else found by the statement (so
-    /// it must run before `properties` changes).
-    private func appendHistory(
-        key: Key, kind: String, value: String?, error: String?, previous: Int64? = nil
-    ) throws {
-        let append = statements.appendHistory
-        append.bind(1, revision.rawValue)
-        append.bind(2, key.rawValue)
-        append.bind(3, kind)
-        append.bind(4, value)
-        append.bind(5, error)
-        append.bind(6, previous)
-        try append.execute()
-    }
 
     private mutating func record(_ change: Change) {
         let linearLimit = 8
@@ -223,18 +135,6 @@ public struct WriteTransaction {
         } else {
             changeIndex[change.key] = changes.count
             changes.append(change)
-        }
-    }
-
-    /// Runs SQL, turning SQLite failures into named errors and remembering
-    /// storage failures so that the batch can be abandoned.
-    func run<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
-        do {
-            return try body(db)
-        } catch {
-            let storeError = StoreError(operating: error, path: path)
-            if storeError.isStorageFailure, batch.failure == nil { batch.failure = storeError }
-            throw storeError
         }
     }
 }

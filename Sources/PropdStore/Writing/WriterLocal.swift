@@ -3,8 +3,8 @@
 ///
 /// `@unchecked Sendable` is sound here: these fields are read and written
 /// only by `GroupCommit.commit` (and its deinit, when nothing else can run),
-/// which runs only inside GRDB's writer closures, and GRDB runs those one at
-/// a time on its serial writer queue. No two threads ever touch them at once.
+/// which runs only inside the blocks of the ``WriterQueue``, a serial queue
+/// that runs them one at a time. No two threads ever touch them at once.
 final class WriterLocal: @unchecked Sendable {
     var statements: WriterStatements?
     var compaction: HistoryCompaction

@@ -69,6 +69,10 @@ public final class VarlinkConnection: Sendable {
     /// Whether the connection is still open.
     public var isOpen: Bool { channel.isActive }
 
+    /// The event loop the connection lives on: calls made on it skip a
+    /// thread hop, and replies resume from it.
+    public var eventLoop: any EventLoop { channel.eventLoop }
+
     /// Calls `method` and returns its reply's parameters.
     ///
     /// - Throws: ``VarlinkCallError`` when the service answers with an error,

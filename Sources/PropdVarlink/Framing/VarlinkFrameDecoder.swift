@@ -29,15 +29,28 @@ public struct VarlinkFrameDecoder: ByteToMessageDecoder {
     public let maximumMessageSize: Int
     /// Readable bytes already known to hold no NUL.
     private var scanned = 0
+    /// The size of the incomplete message last reported downstream.
+    private var reported = 0
 
     public init(maximumMessageSize: Int = VarlinkFrameDecoder.defaultMaximumMessageSize) {
         self.maximumMessageSize = maximumMessageSize
     }
 
     public mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
-        guard let frame = try nextFrame(&buffer) else { return .needMoreData }
+        guard let frame = try nextFrame(&buffer) else {
+            report(buffer.readableBytes, context)
+            return .needMoreData
+        }
         context.fireChannelRead(Self.wrapInboundOut(frame))
         return .continue
+    }
+
+    /// Tells the handlers after it how many bytes of an incomplete message it
+    /// holds, when that changes (see ``VarlinkPartialMessage``).
+    private mutating func report(_ bytes: Int, _ context: ChannelHandlerContext) {
+        guard bytes != reported else { return }
+        reported = bytes
+        context.fireUserInboundEventTriggered(VarlinkPartialMessage(bytes: bytes))
     }
 
     public mutating func decodeLast(context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool) throws

@@ -13,6 +13,11 @@ public enum VarlinkProtocolViolation: Error, Sendable, Equatable, CustomStringCo
     case messageTooLarge(limit: Int)
     /// The peer closed the connection in the middle of a message.
     case truncatedMessage(bytes: Int)
+    /// Incomplete messages of all connections together would pass this many
+    /// bytes: the connection whose message grew last is closed.
+    case partialMessagesOverLimit(limit: Int)
+    /// A message was not complete within this many seconds of its first byte.
+    case messageTimeout(seconds: Int)
 
     public var description: String {
         switch self {
@@ -20,6 +25,9 @@ public enum VarlinkProtocolViolation: Error, Sendable, Equatable, CustomStringCo
         case .notAnObject(let actual): return "message must be a JSON object, not \(actual)"
         case .messageTooLarge(let limit): return "message is larger than the limit of \(limit) bytes"
         case .truncatedMessage(let bytes): return "connection closed inside a message (\(bytes) bytes without NUL)"
+        case .partialMessagesOverLimit(let limit):
+            return "incomplete messages of all connections would hold more than \(limit) bytes"
+        case .messageTimeout(let seconds): return "message not complete within \(seconds) seconds"
         }
     }
 }

@@ -55,13 +55,21 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
     private var draining = false
     private var drainAgain = false
 
+    /// Incomplete-message bytes this connection holds from `partialBudget`.
+    private var partialBytes = 0
+    private let partialBudget: VarlinkPartialMessageBudget
+    /// When the incomplete message must be complete, while there is one.
+    private var messageDeadline: Scheduled<Void>?
+
     init(
         registry: VarlinkRegistry,
         configuration: VarlinkServerConfiguration,
+        partialBudget: VarlinkPartialMessageBudget? = nil,
         makeConnection: @escaping (ChannelHandlerContext) -> VarlinkConnectionContext
     ) {
         self.registry = registry
         self.configuration = configuration
+        self.partialBudget = partialBudget ?? VarlinkPartialMessageBudget(limit: configuration.maximumPartialMessageBytes)
         self.makeConnection = makeConnection
     }
 
@@ -89,6 +97,11 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
         let message: [String: JSONValue]
         do {
             message = try VarlinkWireFormat.parseMessage(frame, maximumDepth: configuration.maximumNestingDepth)
+        } catch .malformedJSON(let error) where error.reason == .numberOutOfRange {
+            // Well-framed and well-formed, only not representable: the call
+            // is refused, the stream goes on.
+            receive(.rejected(.invalidParameter("parameters"), closeAfter: false))
+            return
         } catch {
             reject(violation: error)
             return
@@ -127,6 +140,8 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
         if streamActive, case .streaming(let stream, _)? = slots.first {
             stream.writabilityChanged(writable)
         }
+        // Calls held back while replies were piling up may start now.
+        if writable, !waiting.isEmpty { drain() }
         if writable, !readsHeld, readPending {
             readPending = false
             context.read()
@@ -135,6 +150,10 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let partial = event as? VarlinkPartialMessage {
+            partialMessage(partial.bytes, context)
+            return
+        }
         guard event is ChannelShouldQuiesceEvent else {
             context.fireUserInboundEventTriggered(event)
             return
@@ -176,7 +195,18 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
 
     private func canStart(_ item: Incoming) -> Bool {
         if streamActive { return false }
+        // Replies not yet written are bounded: by count here, by bytes
+        // through the channel's writability (the outbound high-water mark).
+        if slots.count >= configuration.maximumStartedCallsPerConnection { return false }
+        if let context, !context.channel.isWritable, case .call = item { return false }
         if case .call(let call) = item, call.more { return slots.isEmpty }
+        // A read of possibly large replies waits until nothing before it
+        // runs, so that behind a write the reads are made one at a time.
+        if case .call(let call) = item, !slots.isEmpty, case .success(let method) = registry.resolve(call.method),
+            method.startsAfterEarlierCalls
+        {
+            return !slots.contains { if case .answered = $0 { false } else { true } }
+        }
         return true
     }
 
@@ -297,6 +327,15 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
             while let next = waiting.first, canStart(next) {
                 waiting.removeFirst()
                 start(next)
+                // A call answered at once (a read) is written before the
+                // next starts: a large reply turns the connection unwritable,
+                // which holds the next call back, so the replies held for a
+                // slow reader stay within the outbound high-water mark
+                // instead of a full window of started calls.
+                if case .answered? = slots.first {
+                    drainAgain = true
+                    break
+                }
             }
         } while drainAgain
         if quiescing, (slots.isEmpty && waiting.isEmpty) || streamActive {
@@ -340,6 +379,13 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
         refusing = true
         closed = true
         readsHeld = true
+        if quiescing, !context.channel.isWritable {
+            // Stopping, and the peer reads nothing (a stalled subscriber):
+            // what it has not read it can ask for again with `since`; the
+            // daemon does not wait for it.
+            context.close(promise: nil)
+            return
+        }
         let written = context.eventLoop.makePromise(of: Void.self)
         context.writeAndFlush(wrapOutboundOut(.barrier), promise: written)
         needsFlush = false
@@ -349,6 +395,10 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
 
     /// The connection is gone: streams end, running calls' answers will be dropped.
     private func endEverything() {
+        messageDeadline?.cancel()
+        messageDeadline = nil
+        partialBudget.release(partialBytes)
+        partialBytes = 0
         closed = true
         refusing = true
         let ending = slots
@@ -361,12 +411,22 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
 
     // MARK: Read backpressure
 
+    /// Reads stop while calls wait to start (each waiting call is a parsed
+    /// message, up to the message size) or too many are pending.
     private func holdReadsIfBacklogged() {
-        if slots.count + waiting.count >= configuration.maximumPendingCallsPerConnection { readsHeld = true }
+        if slots.count + waiting.count >= configuration.maximumPendingCallsPerConnection
+            || waiting.count >= Self.waitingCallsBeforeHold
+        {
+            readsHeld = true
+        }
     }
 
+    /// Calls that may wait to start before the connection stops being read:
+    /// enough that a pipelining client's next calls are already parsed.
+    private static let waitingCallsBeforeHold = 16
+
     private func releaseReadsIfDrained() {
-        guard readsHeld, !closed,
+        guard readsHeld, !closed, waiting.count < Self.waitingCallsBeforeHold / 2,
             slots.count + waiting.count < configuration.maximumPendingCallsPerConnection / 2
         else { return }
         readsHeld = false
@@ -374,5 +434,58 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
             readPending = false
             context.read()
         }
+    }
+}
+
+// MARK: Incomplete messages
+
+extension VarlinkConnectionHandler {
+    /// The decoder now holds `bytes` of an incomplete message: reserve them
+    /// from the server-wide budget (or close), and time the message.
+    fileprivate func partialMessage(_ bytes: Int, _ context: ChannelHandlerContext) {
+        if refusing { return }
+        let more = bytes - partialBytes
+        if more > 0, !partialBudget.reserve(more) {
+            reject(violation: .partialMessagesOverLimit(limit: partialBudget.limit))
+            flushIfNeeded()
+            return
+        }
+        if more < 0 { partialBudget.release(-more) }
+        partialBytes = bytes
+        if bytes == 0 {
+            messageDeadline?.cancel()
+            messageDeadline = nil
+        } else if messageDeadline == nil {
+            armMessageDeadline(context)
+        }
+    }
+
+    private func armMessageDeadline(_ context: ChannelHandlerContext) {
+        let handler = loopBound
+        let timeout = configuration.messageTimeout
+        messageDeadline = context.eventLoop.scheduleTask(in: .nanoseconds(timeout.nanoseconds)) {
+            handler.value.messageDeadlinePassed()
+        }
+    }
+
+    private func messageDeadlinePassed() {
+        messageDeadline = nil
+        guard partialBytes > 0, !refusing, let context else { return }
+        // The server held this connection's reads: the client was not slow.
+        if readsHeld || readPending {
+            armMessageDeadline(context)
+            return
+        }
+        reject(violation: .messageTimeout(seconds: Int(configuration.messageTimeout.components.seconds)))
+        flushIfNeeded()
+    }
+}
+
+extension Duration {
+    /// The duration in whole nanoseconds (saturating).
+    var nanoseconds: Int64 {
+        let (seconds, attoseconds) = components
+        let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        return overflow ? Int64.max : whole + attoseconds / 1_000_000_000
     }
 }

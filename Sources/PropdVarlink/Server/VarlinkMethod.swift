@@ -18,6 +18,8 @@ public struct VarlinkMethod: Sendable {
     /// The unqualified method name, e.g. `GetInfo`.
     public let name: String
     let body: Body
+    /// See ``startingAfterEarlierCalls()``.
+    private(set) var startsAfterEarlierCalls = false
 
     enum Body: Sendable {
         case synchronous(@Sendable (VarlinkCall, VarlinkConnectionContext) throws -> [String: JSONValue])
@@ -29,6 +31,18 @@ public struct VarlinkMethod: Sendable {
     public var requiresMore: Bool {
         if case .streaming = body { return true }
         return false
+    }
+
+    /// The method, whose calls start only once every earlier call on their
+    /// connection is answered. For methods whose replies may be large (a
+    /// read of big values): a pipelined run of them behind a call still
+    /// running (a write) is then made one reply at a time as the connection
+    /// has room, instead of all at once when that call ends. Calls answered
+    /// at once before them cost nothing: they are answered already.
+    public func startingAfterEarlierCalls() -> VarlinkMethod {
+        var method = self
+        method.startsAfterEarlierCalls = true
+        return method
     }
 
     /// A method answered on the event loop that received the call. Throw a

@@ -50,6 +50,8 @@ public final class VarlinkServer: Sendable {
     let registry: VarlinkRegistry
     private let group: any EventLoopGroup
     private let mailboxes: LoopMailboxes
+    /// Incomplete messages of all connections, against ``VarlinkServerConfiguration/maximumPartialMessageBytes``.
+    private let partialBudget: VarlinkPartialMessageBudget
     private let logger: Logger
     private let state = NIOLockedValueBox(State())
 
@@ -67,6 +69,13 @@ public final class VarlinkServer: Sendable {
         var listenWaiters: [CheckedContinuation<Void, any Error>] = []
         var connections: [UInt64: any Channel] = [:]
         var nextConnectionID: UInt64 = 1
+        /// ``VarlinkServerConfiguration/maximumConnections`` and
+        /// ``VarlinkServerConfiguration/messageTimeout``, changeable while serving.
+        var maximumConnections = 0
+        var maximumConnectionsPerUser = 0
+        var messageTimeout: Duration = .seconds(60)
+        /// Open connections per peer uid (only peers the per-user limit applies to).
+        var connectionsByUser: [UInt32: Int] = [:]
     }
 
     /// - Throws: ``VarlinkRegistrationError`` when interfaces or methods collide.
@@ -83,7 +92,29 @@ public final class VarlinkServer: Sendable {
         self.registry = try VarlinkRegistry(info: info, interfaces: interfaces)
         self.group = eventLoopGroup
         self.mailboxes = LoopMailboxes(eventLoopGroup)
+        self.partialBudget = VarlinkPartialMessageBudget(limit: configuration.maximumPartialMessageBytes)
         self.logger = logger
+        state.withLockedValue {
+            $0.maximumConnections = configuration.maximumConnections
+            $0.maximumConnectionsPerUser = configuration.maximumConnectionsPerUser
+            $0.messageTimeout = configuration.messageTimeout
+        }
+    }
+
+    /// Changes the limits that can change while serving: the connection
+    /// limit and the cap on incomplete messages apply at once, the message
+    /// timeout to connections accepted from now on; the other settings of
+    /// `configuration` keep their start values.
+    public func updateLimits(
+        maximumConnections: Int, maximumConnectionsPerUser: Int, maximumPartialMessageBytes: Int,
+        messageTimeout: Duration
+    ) {
+        state.withLockedValue {
+            $0.maximumConnections = maximumConnections
+            $0.maximumConnectionsPerUser = maximumConnectionsPerUser
+            $0.messageTimeout = messageTimeout
+        }
+        partialBudget.limit = maximumPartialMessageBytes
     }
 
     /// The number of open connections (refused ones are not counted).
@@ -211,24 +242,23 @@ public final class VarlinkServer: Sendable {
 
     private func initialize(_ channel: any Channel) -> EventLoopFuture<Void> {
         let registry = self.registry
-        let configuration = self.configuration
+        var current = self.configuration
+        current.messageTimeout = state.withLockedValue { $0.messageTimeout }
+        let configuration = current
+        let partialBudget = self.partialBudget
         let admission: UInt64? = state.withLockedValue { state in
-            guard !state.shutdownRequested, state.connections.count < configuration.maximumConnections else {
-                return nil
-            }
+            guard !state.shutdownRequested else { return nil }
             let id = state.nextConnectionID
             state.nextConnectionID += 1
             state.connections[id] = channel
             return id
         }
         guard let id = admission else { return refuse(channel) }
-        channel.closeFuture.whenComplete { [self] _ in
-            _ = state.withLockedValue { $0.connections.removeValue(forKey: id) }
-        }
-        var connectionLogger = logger
-        connectionLogger[metadataKey: "varlink.connection"] = "\(id)"
+        var labelled = logger
+        labelled[metadataKey: "varlink.connection"] = "\(id)"
+        let connectionLogger = labelled
         let mailbox = mailboxes.mailbox(for: channel.eventLoop)
-        return VarlinkPeerCredentials.read(from: channel).flatMapThrowing { [connectionLogger] peer in
+        @Sendable func addHandlers(_ peer: VarlinkPeerCredentials?) throws {
             var logger = connectionLogger
             if let peer { logger[metadataKey: "varlink.peer"] = "\(peer)" }
             let connection = VarlinkConnectionContext(
@@ -237,11 +267,41 @@ public final class VarlinkServer: Sendable {
             try channel.pipeline.syncOperations.addHandlers([
                 ByteToMessageHandler(VarlinkFrameDecoder(maximumMessageSize: configuration.maximumMessageSize)),
                 VarlinkMessageEncoder(),
-                VarlinkConnectionHandler(registry: registry, configuration: configuration) { _ in connection },
+                VarlinkConnectionHandler(
+                    registry: registry, configuration: configuration, partialBudget: partialBudget
+                ) { _ in connection },
             ])
             logger.debug("varlink connection accepted")
         }
+        return VarlinkPeerCredentials.read(from: channel).flatMap { [self] peer in
+            // Counted once the peer is known: an unlimited user (root) is
+            // never locked out, and the server's own user has no per-user limit.
+            let unlimited = peer.map { configuration.unlimitedUsers.contains($0.uid) } ?? false
+            let counted: UInt32? = peer.map(\.uid).flatMap { unlimited || $0 == Self.ownUID ? nil : $0 }
+            let admitted = state.withLockedValue { state in
+                guard let uid = counted else { return unlimited || state.connections.count <= state.maximumConnections }
+                guard state.connections.count <= state.maximumConnections,
+                    state.connectionsByUser[uid, default: 0] < state.maximumConnectionsPerUser
+                else { return false }
+                state.connectionsByUser[uid, default: 0] += 1
+                return true
+            }
+            channel.closeFuture.whenComplete { [self] _ in
+                state.withLockedValue { state in
+                    state.connections.removeValue(forKey: id)
+                    if admitted, let uid = counted {
+                        state.connectionsByUser[uid, default: 1] -= 1
+                        if state.connectionsByUser[uid] == 0 { state.connectionsByUser.removeValue(forKey: uid) }
+                    }
+                }
+            }
+            guard admitted else { return refuse(channel) }
+            return channel.eventLoop.makeCompletedFuture { try addHandlers(peer) }
+        }
     }
+
+    /// The user the server runs as: like root, never limited per user.
+    private static let ownUID = getuid()
 
     private func refuse(_ channel: any Channel) -> EventLoopFuture<Void> {
         logger.info(

@@ -13,10 +13,28 @@ public struct VarlinkServerConfiguration: Sendable {
     public var maximumNestingDepth = VarlinkWireFormat.defaultMaximumDepth
     /// Open connections beyond this are refused (see ``connectionLimitReply``).
     public var maximumConnections = 1024
+    /// Open connections of one peer user beyond this are refused the same
+    /// way; the server's own user and ``unlimitedUsers`` are not limited.
+    public var maximumConnectionsPerUser = 256
+    /// Peer users never refused for the number of connections (neither
+    /// limit), e.g. root, so that an administrator is never locked out.
+    public var unlimitedUsers: Set<UInt32> = []
     /// Calls received but not yet answered on one connection beyond which the
     /// server stops reading from it until replies drain (a client pipelining
     /// without reading cannot grow the server's memory without bound).
     public var maximumPendingCallsPerConnection = 4096
+    /// Calls started on one connection whose replies are not yet written:
+    /// further calls wait (and the connection is not read) until replies
+    /// leave. With the outbound high-water mark this bounds the replies held
+    /// for one connection, however large each is.
+    public var maximumStartedCallsPerConnection = 128
+    /// Bytes of incomplete messages all connections together may hold
+    /// (default 64 MiB); the connection whose message would pass it is closed.
+    public var maximumPartialMessageBytes = 64 * 1024 * 1024
+    /// A message must be complete within this time of its first byte
+    /// (default 60 s); a connection sending slower (slowloris) is closed.
+    /// Time while the server itself holds the connection's reads does not count.
+    public var messageTimeout: Duration = .seconds(60)
     /// Permissions of the socket file of a ``VarlinkBindAddress/path(_:)``
     /// address, applied right after bind; nil leaves the umask's result.
     /// Between bind and chmod the file has the umask's permissions: put the

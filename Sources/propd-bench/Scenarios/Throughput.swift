@@ -13,8 +13,12 @@ struct Throughput {
     var warmupSeconds: Double = 0.5
     /// propd's pid, to measure its CPU per Set.
     var pid: Int32?
+    /// The call a connection sends, by connection index and call number
+    /// (default: a Set of the connection's own key).
+    var call: ((_ connection: Int, _ number: Int) -> [UInt8])? = nil
 
     struct Result {
+        /// Calls answered per second (Sets unless `call` says otherwise).
         var setsPerSecond: Double
         /// propd's CPU (all threads) per Set, when its pid is known.
         var daemonMicrosecondsPerSet: Double?
@@ -29,7 +33,11 @@ struct Throughput {
         var poller = Poller(links)
 
         func refill(_ index: Int, _ count: Int) throws(BenchError) {
-            try links[index].send(Calls.sets(keys[index], from: nextValue[index], count: count))
+            if let call {
+                try links[index].send((nextValue[index]..<nextValue[index] + count).flatMap { call(index, $0) })
+            } else {
+                try links[index].send(Calls.sets(keys[index], from: nextValue[index], count: count))
+            }
             nextValue[index] += count
         }
         for index in links.indices { try refill(index, depth) }
@@ -61,7 +69,7 @@ struct Throughput {
         }
         let elapsed = Double(now() - measureStart) / 1e9
         let cpuPerSet = cpu.microseconds(per: counted)
-        if errors > 0 { throw BenchError("\(errors) Sets failed") }
+        if errors > 0 { throw BenchError("\(errors) calls failed") }
         return Result(setsPerSecond: Double(counted) / elapsed, daemonMicrosecondsPerSet: cpuPerSet)
     }
 }

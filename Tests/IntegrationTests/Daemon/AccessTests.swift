@@ -144,4 +144,77 @@ import Glibc
         #expect(JSONValue.array(live).keys == ["a.public.p", "shared.z", "a.public.end"], "\(live)")
         try await f.stop()
     }
+
+    /// Subscriptions opened while no rules existed: a SIGHUP that brings
+    /// rules re-filters them, and one that may now read nothing is ended.
+    @Test(.enabled(if: enabled, "needs root, setpriv, useradd and /usr/bin/python3 to act as two other users"))
+    func aReloadRefiltersLiveSubscriptions() async throws {
+        let b = try TestUser.ensure("propd-test-b")
+        _ = try TestUser.ensure("propd-test-a")
+        let dir = try ScratchDirectory("access-reload-sub")
+        let paths = DaemonPaths(dir)
+        try dir.write("propd.conf", "limits:\n  max-connections: 1024\n")
+        let inbox = try NotifyInbox(path: dir.file("notify.sock"))
+        let daemon = try PropdLaunch.start(
+            paths.arguments + ["--config", dir.file("propd.conf")], environment: ["NOTIFY_SOCKET": inbox.path],
+            logPath: paths.log)
+        try await daemon.ready(inbox)
+        chmod(paths.socket, 0o666)
+        let root = try await PropdClient.connect(to: paths.socket)
+        try await root.set(["a.public.p": "pub", "a.secret.s": "sec"])
+
+        let everything = try PeerClient(user: b, socket: paths.socket, logPath: dir.file("b1.log"))
+        let backlog = try await everything.subscribe(["patterns": ["**"]], until: "a.public.end")
+        #expect(backlog["synced"]?.keys == ["a.public.p", "a.secret.s", ""], "\(backlog)")
+        let secrets = try PeerClient(user: b, socket: paths.socket, logPath: dir.file("b2.log"))
+        let secretBacklog = try await secrets.subscribe(["patterns": ["a.secret.*"]], until: "a.secret.never")
+        #expect(secretBacklog["synced"]?.keys == ["a.secret.s", ""], "\(secretBacklog)")
+
+        try dir.write("propd.conf", Fixture.rules)
+        try await ReloadTests.reload(daemon, inbox)
+        try await root.set(["a.secret.s": "sec2"])
+        try await root.set(["a.public.p": "pub2"])
+        try await root.set(["a.public.end": true])
+        let live = try await everything.liveEvents()
+        #expect(JSONValue.array(live).keys == ["a.public.p", "a.public.end"], "\(live)")
+        // The subscription to a.secret.* may read nothing any more: it ended.
+        let ended = try await secrets.nextLine()
+        #expect(ended.isDenied("a.secret.*"), "\(ended)")
+
+        await root.close()
+        daemon.signal(SIGTERM)
+        #expect(try await daemon.exit(timeout: .seconds(30)) == .exited(0))
+    }
+
+    /// A binding the caller may read, but whose expression names keys it may
+    /// not read, shows neither those keys nor the expression.
+    @Test(.enabled(if: enabled, "needs root, setpriv, useradd and /usr/bin/python3 to act as two other users"))
+    func bindingsDoNotNameKeysTheCallerMayNotRead() async throws {
+        let f = try await Fixture("access-names")
+        try await f.root.bind("a.public.mirror", "combineLatest(a.secret.s, a.public.p).map { s, p in p }")
+        let b = try f.peer(f.b)
+        let listed = try await b.call("Bindings", ["pattern": "a.**"])
+        #expect(listed["parameters"]?["bindings"]?.keys == ["a.public.mirror"])
+        guard case .array(let all)? = listed["parameters"]?["bindings"], let binding = all.first else {
+            Issue.record("no binding listed: \(listed)")
+            return
+        }
+        #expect(binding["expression"] == JSONValue.string("<hidden: names keys you may not read>"), "\(listed)")
+        #expect(binding["sources"] == ["a.public.p"])
+        let properties = try await b.call("List", ["pattern": "a.public.*"])
+        let text = "\(properties)"
+        #expect(!text.contains("a.secret"), "\(text)")
+        let got = try await b.call("Get", ["keys": ["a.public.mirror"]])
+        #expect(!"\(got)".contains("a.secret"), "\(got)")
+        // A cycle through a binding b may not read names that key as <hidden>.
+        try await f.root.bind("a.secret.x", "b.loop.map { v in v }")
+        try await f.root.bind("a.public.q", "a.secret.x.map { v in v }")
+        let cycle = try await b.call("Bind", ["key": "b.loop", "expression": "a.public.q.map { v in v }"])
+        #expect(cycle.errorName == "io.propd.BindingCycle", "\(cycle)")
+        let named = "\(cycle)"
+        #expect(!named.contains("a.secret.x") && named.contains("<hidden>") && named.contains("a.public.q"), "\(named)")
+        // Root, who may read everything, sees the expression.
+        #expect(try await f.root.bindings().first { $0.key == "a.public.mirror" }?.expression.contains("a.secret.s") == true)
+        try await f.stop()
+    }
 }

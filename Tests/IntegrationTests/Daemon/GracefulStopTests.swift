@@ -39,7 +39,7 @@ import Glibc
         // A subscriber and an idle connection must not hold up the stop.
         let subscriber = try RawSocket(path: paths.socket)
         #expect(subscriber.call("io.propd.Subscribe", ["patterns": ["idle.**"]], more: true))
-        #expect(try subscriber.receive()?["parameters"]?["event"]?["kind"] == "synced")
+        #expect(try await subscriber.receive()?["parameters"]?["event"]?["kind"] == "synced")
         let idle = try RawSocket(path: paths.socket)
 
         let pid = daemon.pid
@@ -78,8 +78,8 @@ import Glibc
         for client in clients { await client.close() }
         // Issue 4: on SIGTERM propd checkpoints the WAL, so the database file alone holds everything.
         #expect(fileSize(paths.database + "-wal") ?? 0 == 0, "WAL of \(fileSize(paths.database + "-wal") ?? 0) bytes left")
-        #expect(try subscriber.waitForClose())
-        #expect(try idle.waitForClose())
+        #expect(try await subscriber.waitForClose())
+        #expect(try await idle.waitForClose())
 
         let acks = outcomes.flatMap(\.acks)
         #expect(acks.count >= signalAfter)

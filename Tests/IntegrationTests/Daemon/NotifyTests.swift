@@ -21,7 +21,7 @@ import Glibc
         // Connected right after READY=1: the socket already serves.
         let raw = try RawSocket(path: paths.socket)
         #expect(raw.call("org.varlink.service.GetInfo"))
-        let info = try #require(try raw.receive())
+        let info = try #require(try await raw.receive())
         #expect(info["parameters"]?["product"] == "propd")
 
         // READY=1 is the first message, and it carries the figures.

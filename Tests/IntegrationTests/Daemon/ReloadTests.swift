@@ -121,4 +121,59 @@ import Glibc
             #expect(try await daemon.exit(timeout: .seconds(30)) == .exited(0))
         }
     }
+
+    /// SIGHUP applies every setting that can change live (limits,
+    /// history-per-key, log-level) and refuses, by name, those that cannot.
+    @Test func sighupAppliesLiveSettingsAndRefusesTheOthers() async throws {
+        let dir = try ScratchDirectory("reload-settings")
+        let paths = DaemonPaths(dir)
+        try dir.write("propd.conf", "limits:\n  max-patterns-per-subscription: 2\n")
+        let inbox = try NotifyInbox(path: dir.file("notify.sock"))
+        let daemon = try PropdLaunch.start(
+            paths.arguments + ["--config", dir.file("propd.conf")], environment: ["NOTIFY_SOCKET": inbox.path],
+            logPath: paths.log)
+        try await daemon.ready(inbox)
+        let before = try RawSocket(path: paths.socket)
+        #expect(before.call("io.propd.Subscribe", ["patterns": ["a.*", "b.*", "c.*"]], more: true))
+        #expect(try await before.receive()?["parameters"]?["maximum"] == 2)
+
+        try dir.write(
+            "propd.conf",
+            """
+            history-per-key: 4
+            log-level: debug
+            limits:
+              max-patterns-per-subscription: 3
+              max-message-bytes: 65536
+            """)
+        try await Self.reload(daemon, inbox)
+        let logged = daemon.log
+        #expect(logged.contains("configuration reloaded"), "\(logged)")
+        for setting in ["history-per-key", "log-level", "limits.max-patterns-per-subscription"] {
+            #expect(logged.contains(setting), "\(setting) not reported applied:\n\(logged)")
+        }
+        #expect(logged.contains("restart propd to change these settings") && logged.contains("limits.max-message-bytes"))
+
+        // The limit is the new one.
+        let after = try RawSocket(path: paths.socket)
+        #expect(after.call("io.propd.Subscribe", ["patterns": ["a.*", "b.*", "c.*"]], more: true))
+        let synced = try #require(try await after.receive())
+        #expect(synced["error"] == nil, "\(synced)")
+        // Debug lines are written now (a connection accepted is one).
+        #expect(daemon.log.contains("varlink connection accepted"))
+        // History keeps about 4 values per key, not 100.
+        let writer = try RawSocket(path: paths.socket)
+        for i in 0..<40 {
+            #expect(writer.call("io.propd.Set", ["values": ["h.k": .integer(Int64(i))]]))
+            _ = try await writer.receive()
+        }
+        #expect(writer.call("io.propd.History", ["key": "h.k", "limit": 1000]))
+        guard case .array(let entries)? = try await writer.receive()?["parameters"]?["entries"] else {
+            Issue.record("no history")
+            return
+        }
+        #expect(entries.count < 20, "\(entries.count) entries kept")
+        daemon.signal(SIGTERM)
+        #expect(try await daemon.exit(timeout: .seconds(30)) == .exited(0))
+    }
 }

@@ -65,4 +65,43 @@ import Glibc
         second.signal(SIGTERM)
         #expect(try await second.exit(timeout: .seconds(30)) == .exited(0))
     }
+
+    /// The lock is the database file's own: the same file reached through
+    /// `..`, a symlink or a hard link is the same database, and a second
+    /// daemon on it would hand out the same revisions again.
+    @Test(arguments: ["same", "dotdot", "symlink", "hardlink"])
+    func everySpellingOfTheDatabaseMeetsTheSameLock(spelling: String) async throws {
+        let dir = try ScratchDirectory("single-\(spelling)")
+        let paths = DaemonPaths(dir)
+        let inbox = try NotifyInbox(path: dir.file("notify.sock"))
+        let first = try PropdLaunch.start(paths.arguments, environment: ["NOTIFY_SOCKET": inbox.path], logPath: paths.log)
+        try await first.ready(inbox)
+        let client = try await PropdClient.connect(to: paths.socket)
+        #expect(try await client.set(["one.a": 1]) == 1)
+
+        let other = try dir.directory("other")
+        let spelled: String
+        switch spelling {
+        case "same": spelled = paths.database
+        case "dotdot": spelled = other + "/../db/propd.db"
+        case "symlink":
+            spelled = other + "/link.db"
+            #expect(symlink(paths.database, spelled) == 0)
+        default:
+            spelled = other + "/hard.db"
+            #expect(link(paths.database, spelled) == 0)
+        }
+        let second = try PropdLaunch.start(
+            ["--socket", dir.file("second.sock"), "--database", spelled, "--bindings", paths.bindings],
+            environment: [:], logPath: dir.file("2.log"))
+        #expect(try await second.exit(timeout: .seconds(30)) == .exited(1))
+        #expect(second.log.contains("is in use by another propd"), "\(second.log)")
+        #expect(!exists(dir.file("second.sock")))
+
+        // The first one still hands out the next revision, alone.
+        #expect(try await client.set(["one.b": 2]) == 2)
+        await client.close()
+        first.signal(SIGTERM)
+        #expect(try await first.exit(timeout: .seconds(30)) == .exited(0))
+    }
 }

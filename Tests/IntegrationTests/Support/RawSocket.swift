@@ -52,7 +52,7 @@ final class RawSocket {
 
     /// The next message, or nil when the daemon closed the connection.
     /// Waits on the socket (poll) up to `timeout`.
-    func receive(timeout: Duration = .seconds(30)) throws -> [String: JSONValue]? {
+    func receive(timeout: Duration = .seconds(30)) async throws -> [String: JSONValue]? {
         let deadline = ContinuousClock.now + timeout
         while true {
             if let end = buffer.firstIndex(of: 0) {
@@ -65,9 +65,8 @@ final class RawSocket {
             }
             let remaining = deadline - ContinuousClock.now
             guard remaining > .zero else { throw Failure(description: "no reply within \(timeout)") }
-            var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&pfd, 1, Int32(min(remaining.components.seconds * 1000 + 1, 60_000)))
-            if ready <= 0 { continue }
+            let ready = await Self.waitReadable(fd, milliseconds: Int32(min(remaining.components.seconds * 1000 + 1, 60_000)))
+            if !ready { continue }
             var chunk = [UInt8](repeating: 0, count: 65536)
             let n = recv(fd, &chunk, chunk.count, 0)
             if n <= 0 { return nil }
@@ -76,9 +75,22 @@ final class RawSocket {
     }
 
     /// True once the daemon has closed the connection (reads to EOF, dropping data).
-    func waitForClose(timeout: Duration = .seconds(30)) throws -> Bool {
+    func waitForClose(timeout: Duration = .seconds(30)) async throws -> Bool {
         while true {
-            guard try receive(timeout: timeout) != nil else { return true }
+            guard try await receive(timeout: timeout) != nil else { return true }
+        }
+    }
+
+    /// Whether `fd` became readable within `milliseconds`. The wait runs on a
+    /// Dispatch thread: the cooperative pool has one thread per core (two
+    /// here), and a test blocking one in `poll` while the daemon works through
+    /// a large burst stalls every other test of the process.
+    static func waitReadable(_ fd: Int32, milliseconds: Int32) async -> Bool {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                continuation.resume(returning: poll(&descriptor, 1, milliseconds) > 0)
+            }
         }
     }
 }

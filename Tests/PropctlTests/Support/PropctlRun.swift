@@ -61,9 +61,7 @@ enum Propctl {
         process.standardOutput = out
         process.standardError = err
         process.standardInput = stdin == nil ? FileHandle.nullDevice : input
-        let exited = DispatchSemaphore(value: 0)
-        process.terminationHandler = { _ in exited.signal() }
-        try process.run()
+        try ProcessLaunch.run(process)
         if let stdin {
             input.fileHandleForWriting.write(Data(stdin.utf8))
             try? input.fileHandleForWriting.close()
@@ -73,12 +71,12 @@ enum Propctl {
         DispatchQueue.global().async(group: group) { collected.setOut(out.fileHandleForReading.readDataToEndOfFile()) }
         DispatchQueue.global().async(group: group) { collected.setErr(err.fileHandleForReading.readDataToEndOfFile()) }
         let seconds = Double(timeout.components.seconds)
-        if exited.wait(timeout: .now() + seconds) == .timedOut {
+        guard let status = ChildExit.wait(process, timeout: timeout) else {
             process.terminate()
             throw ProcessTimeout(command: ([path] + arguments).joined(separator: " "))
         }
         _ = group.wait(timeout: .now() + seconds)
-        return PropctlResult(status: process.terminationStatus, stdout: collected.out, stderr: collected.err)
+        return PropctlResult(status: status, stdout: collected.out, stderr: collected.err)
     }
 }
 

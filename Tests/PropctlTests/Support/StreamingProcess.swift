@@ -1,4 +1,5 @@
 import Foundation
+import PropdTestSupport
 import Synchronization
 
 /// A long-running `propctl` (watch) whose output lines the test waits for,
@@ -19,16 +20,21 @@ final class StreamingProcess: Sendable {
     private let process: Process
     private let output = Output()
 
-    init(_ arguments: [String], socket: String) throws {
+    /// - Parameter captureStandardError: read stderr's lines too (mixed with stdout's).
+    init(
+        _ arguments: [String], socket: String, environment extra: [String: String] = [:],
+        captureStandardError: Bool = false
+    ) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Propctl.executable)
         process.arguments = arguments
         var environment = ProcessInfo.processInfo.environment
         environment["PROPD_SOCKET"] = socket
+        for (k, v) in extra { environment[k] = v }
         process.environment = environment
         let out = Pipe()
         process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
+        process.standardError = captureStandardError ? out : FileHandle.nullDevice
         process.standardInput = FileHandle.nullDevice
         self.process = process
         let reader = out.fileHandleForReading
@@ -48,7 +54,7 @@ final class StreamingProcess: Sendable {
             }
             output.changed.signal()
         }
-        try process.run()
+        try ProcessLaunch.run(process)
     }
 
     var lines: [String] { output.state.withLock { $0.lines } }
@@ -69,26 +75,20 @@ final class StreamingProcess: Sendable {
         }
     }
 
-    /// Sends `signal` and waits for the exit; returns the status.
+    /// Sends `signal` and waits for the exit; returns the status (128 + the
+    /// signal when one ended it, as a shell reports it).
     func stop(with signal: Int32 = SIGINT, timeout: Duration = .seconds(30)) throws -> Int32 {
         kill(process.processIdentifier, signal)
         return try waitForExit(timeout: timeout)
     }
 
     func waitForExit(timeout: Duration = .seconds(30)) throws -> Int32 {
-        let exited = DispatchSemaphore(value: 0)
-        DispatchQueue.global().async { [process] in
-            process.waitUntilExit()
-            exited.signal()
-        }
-        if exited.wait(timeout: .now() + Double(timeout.components.seconds)) == .timedOut {
+        guard let status = ChildExit.wait(process, timeout: timeout) else {
             process.terminate()
             throw Timeout(waitingFor: "exit", seen: lines)
         }
-        return process.terminationStatus
+        return status
     }
-
-    var terminationReason: Process.TerminationReason { process.terminationReason }
 
     deinit {
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }

@@ -60,7 +60,19 @@ final class Store {
         return propagation
     }
 
+    /// Sets keys that expire `ttl` from now, as a Set with `ttl` does.
+    @discardableResult
+    func set(_ key: String, _ value: JSONValue, ttl: Duration) -> Propagation {
+        engine.expire([Store.key(key)], at: clock.now().advanced(by: ttl))
+        return set(key, value)
+    }
+
     func commit(_ propagation: Propagation) {
+        for key in propagation.expired {
+            values[key] = nil
+            log.append(.delete(key))
+        }
+        for key in propagation.clearedErrors { errors[key] = nil }
         for change in propagation.changes {
             apply(change)
             log.append(change)

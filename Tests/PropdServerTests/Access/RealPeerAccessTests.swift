@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import PropdTestSupport
 import PropdCore
 import PropdServer
 import Testing
@@ -35,7 +36,7 @@ import Testing
             "--reuid=\(nobody)", "--regid=\(nogroup)", "--clear-groups", Self.python!, "-c",
             "import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.recv(1)", path,
         ]
-        try client.run()
+        try ProcessLaunch.run(client)
         defer { client.terminate() }
 
         var poller = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)

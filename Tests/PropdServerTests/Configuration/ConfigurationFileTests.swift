@@ -44,8 +44,27 @@ import Testing
             #expect(file.limits[limit] == ConfigurationLimits.defaults[limit], "sample documents the default of \(limit.rawValue)")
         }
         #expect(file.access.count == 3)
+        #expect(file.ignored.isEmpty, "the sample sets nothing that has no effect: \(file.ignored)")
         for key in ["socket", "database", "bindings", "durability", "history-per-key", "log-level", "limits", "access"] {
             #expect(text.contains("\n\(key):"), "sample lacks \(key)")
         }
+    }
+
+    /// `max-subscriptions-per-connection` has no effect (a connection streams
+    /// one Subscribe at a time): a file naming it still loads, the setting
+    /// is reported as ignored, and its value must still be a number.
+    @Test func aRetiredLimitIsAcceptedAndReportedAsIgnored() throws {
+        let text = "limits:\n  max-subscriptions-per-connection: 8\n  max-connections: 12\n"
+        let file = try ConfigurationFile.parse(text, path: "/c.conf", directory: directory)
+        #expect(file.limits == [.maxConnections: 12])
+        #expect(file.ignored.count == 1)
+        #expect(file.ignored.first?.hasPrefix("limits.max-subscriptions-per-connection has no effect: ") == true)
+        #expect(throws: ConfigurationError.self) {
+            try ConfigurationFile.parse("limits:\n  max-subscriptions-per-connection: many\n", path: "/c.conf", directory: directory)
+        }
+        let resolved = try DaemonConfiguration.resolve(
+            environment: ["HOME": "/home/u"], uid: 1000, flags: DaemonFlags(),
+            file: ConfigurationText(path: "/c.conf", text: text), directory: directory)
+        #expect(resolved.ignoredSettings == ["/c.conf: " + (file.ignored.first ?? "")])
     }
 }

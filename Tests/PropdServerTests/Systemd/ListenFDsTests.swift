@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import PropdServer
+@testable import PropdServer
 import Testing
 
 @Suite struct ListenFDsTests {
@@ -29,17 +29,23 @@ import Testing
         #expect(passed == ListenFDs(descriptors: [3], names: []))
     }
 
-    /// `adopt()` reads the real environment and, like `sd_listen_fds(1)`,
-    /// unsets the variables even when they were meant for another process.
-    /// (LISTEN_* are read by no other test of this process.)
-    @Test func adoptUnsetsTheVariablesAndIgnoresAnotherProcessesSockets() {
-        setenv("LISTEN_PID", String(getpid() + 1), 1)
-        setenv("LISTEN_FDS", "1", 1)
-        setenv("LISTEN_FDNAMES", "propd.socket", 1)
-        #expect(ListenFDs.adopt() == nil)
-        #expect(getenv("LISTEN_PID") == nil)
-        #expect(getenv("LISTEN_FDS") == nil)
-        #expect(getenv("LISTEN_FDNAMES") == nil)
+    /// Like `sd_listen_fds(1)`, taking the variables unsets all three, even
+    /// when they were meant for another process. (Through a copy of the
+    /// environment: `setenv` here would race with the other tests' process
+    /// spawns, which read `environ`; the real environment is taken by the
+    /// socket-activation tests of a real propd.)
+    @Test func takingUnsetsTheVariablesAndIgnoresAnotherProcessesSockets() {
+        var environment = ["LISTEN_PID": "4243", "LISTEN_FDS": "1", "LISTEN_FDNAMES": "propd.socket", "HOME": "/root"]
+        let passed = ListenFDs.take(reading: { environment[$0] }, unsetting: { environment.removeValue(forKey: $0) }, pid: 4242)
+        #expect(passed == nil)
+        #expect(environment == ["HOME": "/root"])
+    }
+
+    @Test func takingTheVariablesOfThisProcessParsesThem() {
+        var environment = ["LISTEN_PID": "4242", "LISTEN_FDS": "2", "LISTEN_FDNAMES": "propd.socket:extra"]
+        let passed = ListenFDs.take(reading: { environment[$0] }, unsetting: { environment.removeValue(forKey: $0) }, pid: 4242)
+        #expect(passed == ListenFDs(descriptors: [3, 4], names: ["propd.socket", "extra"]))
+        #expect(environment.isEmpty)
     }
 
     @Test func aListeningUnixStreamSocketPassesTheCheck() throws {

@@ -1,7 +1,9 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Dispatch
 import PropdServer
+import Synchronization
 import Testing
 
 @Suite struct NotifyMessageTests {
@@ -33,6 +35,29 @@ import Testing
         #expect(receive(fd) == "READY=1\nSTATUS=serving")
         #expect(receive(fd) == "WATCHDOG=1")
         #expect(!SystemdNotifier(environment: [:]).send("READY=1"))
+    }
+
+    /// A manager that stops reading its socket does not block the daemon:
+    /// once the socket's queue is full, sending fails at once (best effort,
+    /// as the notifier promises) instead of waiting for room forever.
+    @Test func aManagerThatStopsReadingDoesNotBlockTheSender() throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.path + "/notify.sock"
+        let fd = try unixSocket(type: SOCK_DGRAM, boundTo: path)
+        defer { close(fd) }
+        let notifier = SystemdNotifier(environment: ["NOTIFY_SOCKET": path])
+        let finished = DispatchSemaphore(value: 0)
+        let refused = Mutex(0)
+        DispatchQueue.global().async {
+            // Far more than a datagram socket queues (net.unix.max_dgram_qlen, 512 by default).
+            for _ in 0..<5_000 where !notifier.send(NotifyMessage.watchdog) {
+                refused.withLock { $0 += 1 }
+            }
+            finished.signal()
+        }
+        #expect(finished.wait(timeout: .now() + 60) == .success, "send blocked on a socket nobody reads")
+        #expect(refused.withLock { $0 } > 0, "the queue never filled: the test did not test anything")
+        #expect(receive(fd) == "WATCHDOG=1", "what was queued is still delivered")
     }
 
     private func receive(_ fd: Int32) -> String? {

@@ -14,12 +14,39 @@ import Testing
     static let tmpfiles = findExecutable("systemd-tmpfiles")
     static let isRoot = getuid() == 0
 
-    @Test(.enabled(if: analyze != nil, "systemd-analyze is not installed"))
+    /// Without `--man=no`: the `man:` pages of Documentation= must exist,
+    /// and do once installed (here: the generated pages on MANPATH).
+    @Test(.enabled(if: analyze != nil && ManPageTests.man != nil, "systemd-analyze or man is not installed"))
     func verifyIsClean() throws {
         let units = try UnitCopy()
-        let result = try run(Self.analyze!, ["verify", "--man=no", units.service, units.socket], in: units.directory.path)
+        let pages = try GeneratedManPages.make()
+        let result = try run(
+            Self.analyze!, ["verify", units.service, units.socket], in: units.directory.path, manPath: pages.directory)
         #expect(result.status == 0, "systemd-analyze verify failed:\n\(result.output)")
         #expect(result.output.isEmpty, "systemd-analyze verify complained:\n\(result.output)")
+    }
+
+    /// The user units of `scripts/install --user`, verified by a user manager
+    /// (`systemd-analyze --user`), with their man pages.
+    @Test(.enabled(if: analyze != nil && ManPageTests.man != nil, "systemd-analyze or man is not installed"))
+    func userUnitsVerifyClean() throws {
+        let directory = try TemporaryDirectory()
+        let existing = FileManager.default.isExecutableFile(atPath: "/bin/true") ? "/bin/true" : "/usr/bin/true"
+        let service = try String(contentsOfFile: repositoryRoot + "/systemd/user/propd.service", encoding: .utf8)
+            .replacingOccurrences(of: "ExecStart=%h/.local/bin/propd", with: "ExecStart=" + existing)
+            .replacingOccurrences(of: "ExecReload=%h/.local/bin/propctl", with: "ExecReload=" + existing)
+        #expect(service.contains("ExecStart=\(existing)\n") && service.contains("ExecReload=\(existing) --socket"))
+        try directory.write(service, to: "propd.service")
+        try directory.write(
+            try String(contentsOfFile: repositoryRoot + "/systemd/user/propd.socket", encoding: .utf8), to: "propd.socket")
+        let runtime = directory.path + "/runtime"
+        try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true)
+        let pages = try GeneratedManPages.make()
+        let result = try run(
+            Self.analyze!, ["--user", "verify", directory.path + "/propd.service", directory.path + "/propd.socket"],
+            in: directory.path, manPath: pages.directory, runtimeDirectory: runtime)
+        #expect(result.status == 0, "systemd-analyze --user verify failed:\n\(result.output)")
+        #expect(result.output.isEmpty, "systemd-analyze --user verify complained:\n\(result.output)")
     }
 
     @Test(.enabled(if: analyze != nil, "systemd-analyze is not installed"))
@@ -73,9 +100,11 @@ private struct UnitCopy {
         var service = try String(contentsOfFile: source + "/propd.service", encoding: .utf8)
         let existing = FileManager.default.isExecutableFile(atPath: "/bin/true") ? "/bin/true" : "/usr/bin/true"
         service = service.split(separator: "\n", omittingEmptySubsequences: false).map { line in
-            guard line.hasPrefix("ExecStart=") else { return String(line) }
-            let arguments = line.dropFirst("ExecStart=".count).split(separator: " ").dropFirst()
-            return (["ExecStart=" + existing] + arguments.map(String.init)).joined(separator: " ")
+            for directive in ["ExecStart=", "ExecReload="] where line.hasPrefix(directive) {
+                let arguments = line.dropFirst(directive.count).split(separator: " ").dropFirst()
+                return ([directive + existing] + arguments.map(String.init)).joined(separator: " ")
+            }
+            return String(line)
         }.joined(separator: "\n")
         try directory.write(service, to: "propd.service")
         try directory.write(try String(contentsOfFile: source + "/propd.socket", encoding: .utf8), to: "propd.socket")
@@ -88,8 +117,13 @@ private func findExecutable(_ name: String) -> String? {
     return directories.map { $0 + "/" + name }.first { FileManager.default.isExecutableFile(atPath: $0) }
 }
 
-private func run(_ executable: String, _ arguments: [String], in directory: String) throws -> (status: Int32, output: String) {
+private func run(
+    _ executable: String, _ arguments: [String], in directory: String, manPath: String? = nil,
+    runtimeDirectory: String? = nil
+) throws -> (status: Int32, output: String) {
     var environment = ProcessInfo.processInfo.environment
+    if let manPath { environment["MANPATH"] = manPath }
+    if let runtimeDirectory { environment["XDG_RUNTIME_DIR"] = runtimeDirectory }
     environment["SYSTEMD_LOG_COLOR"] = "0"
     environment["SYSTEMD_PAGER"] = ""
     return try Command.run(executable, arguments, environment: environment, directory: directory)

@@ -150,3 +150,21 @@ import Testing
         #expect(received.live.map(\.revision) == (4_994...5_000).map { Revision(Int64($0)) })
     }
 }
+
+@Suite struct OneLargeRevisionTests {
+    @Test func oneRevisionLargerThanTheBoundReachesAConsumerThatKeepsUp() async throws {
+        let hub = SubscriptionHub(configuration: .init(maximumPendingEvents: 100, maximumPendingBytes: 4096))
+        let store = FakeStore(hub: hub)
+        let subscription = try await hub.subscribe(try SubscriptionRequest(patterns: [.all], initial: false), backlog: store)
+        _ = subscription.next()  // synced
+        store.write((0..<1001).map { ("wide.k\($0)", JSONValue.integer(Int64($0))) })
+        var received = 0
+        while case .events(let batch) = subscription.next(limit: 256) { received += batch.count }
+        #expect(received == 1001)
+        // It took all of it: the next large revision reaches it too.
+        store.write((0..<1001).map { ("wide.k\($0)", JSONValue.integer(1)) })
+        received = 0
+        while case .events(let batch) = subscription.next(limit: 256) { received += batch.count }
+        #expect(received == 1001)
+    }
+}

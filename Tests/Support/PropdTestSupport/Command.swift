@@ -14,9 +14,9 @@ public enum Command {
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = pipe
-        try process.run()
+        try ProcessLaunch.run(process)
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        let status = ChildExit.wait(process)
+        return (status, String(decoding: data, as: UTF8.self))
     }
 }

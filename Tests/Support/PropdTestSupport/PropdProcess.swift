@@ -10,6 +10,8 @@ public final class PropdProcess {
     public let bindingsDirectory: String
     public let notify: NotifyListener
     public private(set) var process: Process
+    /// Set once the current process has ended (``stop()``, ``kill()``).
+    private var exitStatus: Int32?
     private let arguments: [String]
     private let logPath: String
 
@@ -69,8 +71,9 @@ public final class PropdProcess {
         p.environment = environment
         p.standardError = log
         p.standardOutput = FileHandle.nullDevice
-        try p.run()
+        try ProcessLaunch.run(p)
         process = p
+        exitStatus = nil
         do {
             try notify.wait(for: "READY=1")
         } catch {
@@ -85,29 +88,30 @@ public final class PropdProcess {
     /// SIGTERM, then waits for exit; returns the exit status.
     @discardableResult
     public func stop() -> Int32 {
-        guard process.isRunning else { return process.terminationStatus }
+        if let status = exitStatus { return status }
         process.terminate()
-        process.waitUntilExit()
-        return process.terminationStatus
+        let status = ChildExit.wait(process)
+        exitStatus = status
+        return status
     }
 
     /// SIGKILL: the daemon gets no chance to clean up.
     public func kill() {
-        guard process.isRunning else { return }
+        guard exitStatus == nil else { return }
         Foundation.kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        exitStatus = ChildExit.wait(process)
     }
 
     /// Starts the daemon again on the same socket, database and bindings.
     public func restart() throws {
-        if process.isRunning { stop() }
+        stop()
         try launch()
     }
 
     deinit {
-        if process.isRunning {
+        if exitStatus == nil {
             Foundation.kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            ChildExit.wait(process)
         }
         try? FileManager.default.removeItem(atPath: directory)
     }

@@ -55,7 +55,7 @@ final class PeerClient {
                         print(json.dumps({"events": events}), flush=True)
                         break
             else:
-                s.sendall(json.dumps({"method": cmd["method"], "parameters": cmd.get("parameters", {})}).encode() + b"\0")
+                s.sendall(json.dumps({"method": cmd["method"], "parameters": cmd.get("parameters", {}), "more": cmd.get("more", False)}).encode() + b"\0")
                 print(json.dumps(recv()), flush=True)
         """#
 
@@ -88,9 +88,9 @@ final class PeerClient {
         return try JSONValue(parsingUTF8: Array(line.utf8))
     }
 
-    /// One call; the whole reply (`parameters` or `error`).
-    func call(_ method: String, _ parameters: JSONValue = [:]) async throws -> JSONValue {
-        try send(["method": .string("io.propd." + method), "parameters": parameters])
+    /// One call; the whole reply (`parameters` or `error`); with `more`, its first reply.
+    func call(_ method: String, _ parameters: JSONValue = [:], more: Bool = false) async throws -> JSONValue {
+        try send(["method": .string("io.propd." + method), "parameters": parameters, "more": .bool(more)])
         return try await reply()
     }
 
@@ -99,6 +99,9 @@ final class PeerClient {
         try send(["subscribe": parameters, "until": .string(key)])
         return try await reply()
     }
+
+    /// The next line the client printed (e.g. a subscription's error reply).
+    func nextLine() async throws -> JSONValue { try await reply() }
 
     /// After ``subscribe(_:until:)``: the live events up to the one for its `until` key.
     func liveEvents() async throws -> [JSONValue] {

@@ -1,4 +1,5 @@
 import Foundation
+import PropdTestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -49,7 +50,7 @@ final class Spawned {
         p.terminationHandler = { process in
             exits.push(Termination(status: process.terminationStatus, bySignal: process.terminationReason == .uncaughtSignal))
         }
-        try p.run()
+        try ProcessLaunch.run(p)
         process = p
     }
 
@@ -71,7 +72,7 @@ final class Spawned {
     deinit {
         if termination == nil, process.isRunning {
             kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            ChildExit.wait(process)
         }
     }
 }

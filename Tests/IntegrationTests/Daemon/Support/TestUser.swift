@@ -40,11 +40,11 @@ struct TestUser: Sendable, Hashable {
             p.arguments = ["--system", "--user-group", "--no-create-home", "--shell", "/usr/sbin/nologin", name]
             p.standardOutput = FileHandle.nullDevice
             p.standardError = FileHandle.nullDevice
-            try p.run()
-            p.waitUntilExit()
+            try ProcessLaunch.run(p)
+            let status = ChildExit.wait(p)
             // Another process may have created it meanwhile: the lookup decides.
             guard let user = lookup(name) else {
-                throw SetupFailure(description: "useradd \(name) failed with status \(p.terminationStatus)")
+                throw SetupFailure(description: "useradd \(name) failed with status \(status)")
             }
             return user
         }
@@ -88,5 +88,22 @@ enum PropdLaunch {
                 environment: environment(extra), logPath: logPath)
         }
         return try Spawned(executable: executable, arguments: arguments, environment: environment(extra), logPath: logPath)
+    }
+
+    /// Starts propd in `dir` (with `config` as its propd.conf when given)
+    /// and waits for its READY=1.
+    static func ready(in dir: ScratchDirectory, config: String? = nil) async throws
+        -> (daemon: Spawned, paths: DaemonPaths, inbox: NotifyInbox)
+    {
+        let paths = DaemonPaths(dir)
+        var arguments = paths.arguments
+        if let config {
+            try dir.write("propd.conf", config)
+            arguments += ["--config", dir.file("propd.conf")]
+        }
+        let inbox = try NotifyInbox(path: dir.file("notify.sock"))
+        let daemon = try start(arguments, environment: ["NOTIFY_SOCKET": inbox.path], logPath: paths.log)
+        try await daemon.ready(inbox)
+        return (daemon, paths, inbox)
     }
 }

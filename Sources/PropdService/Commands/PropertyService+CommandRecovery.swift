@@ -1,0 +1,54 @@
+import Logging
+import PropdCore
+import PropdStore
+
+extension PropertyService {
+    /// What `CMD.error` says of an execution a restart interrupted.
+    public static let restartedExecutionError = "the daemon restarted during the execution"
+
+    /// The commands the store knows, for the writer's `CommandNames`.
+    static func storedCommands(_ store: any PropertyStorage) throws(ServiceError) -> [Key] {
+        do {
+            return try store.commandNames()
+        } catch {
+            throw ServiceError(error)
+        }
+    }
+
+    /// Ends, as failed, the executions the last run left open (`CMD.executing`
+    /// still `true`): executions live in memory, so none survives a restart,
+    /// and no command may stay executing forever. One revision for all,
+    /// queued before any client's write.
+    func endInterruptedExecutions(of names: [Key]) {
+        commands.markRegistered(names)
+        var found: [CommandKeys] = []
+        for name in names {
+            guard let keys = try? CommandKeys(name),
+                let executing = try? store.get([keys.executing]).properties.first ?? nil,
+                executing.value == .bool(true)
+            else { continue }
+            found.append(keys)
+        }
+        let interrupted = found
+        guard !interrupted.isEmpty else { return }
+        let logger = self.logger
+        submit(
+            { transaction, state in
+                for keys in interrupted {
+                    try transaction.set(keys.executing, .bool(false))
+                    try transaction.set(keys.error, .string(Self.restartedExecutionError))
+                }
+                try Self.propagate(&transaction, &state)
+            }, validatesFirst: true
+        ) { result in
+            switch result {
+            case .success(let committed):
+                logger.notice(
+                    "executions interrupted by the restart ended as failed",
+                    metadata: ["commands": "\(interrupted.map(\.command.rawValue))", "revision": "\(committed.revision)"])
+            case .failure(let error):
+                logger.error("interrupted executions could not be ended", metadata: ["error": "\(error)"])
+            }
+        }
+    }
+}

@@ -1,0 +1,54 @@
+import Foundation
+
+/// A rollback journal beside the database: a write that was cut off (a crash
+/// or power cut before its commit). SQLite rolls it back when a connection
+/// that may write first reads the file, which restores the file as it was
+/// before that write; only then is the file what it is.
+///
+/// Rolling back writes the file, so what it would be afterwards is checked
+/// first on a private copy of the file and its journal: a file propd then
+/// refuses (not propd's, from a newer propd, damaged) keeps its bytes and
+/// its journal.
+enum LeftoverJournal {
+    /// Copies the file and its journal into a private directory, rolls the
+    /// copy back and runs `check` on it; the copy is removed afterwards.
+    static func inspectRolledBackCopy(
+        of path: String, check: (String) throws(StoreError) -> Void
+    ) throws(StoreError) {
+        let files = FileManager.default
+        let directory = files.temporaryDirectory.appendingPathComponent("propd-journal-check-\(UUID().uuidString)")
+        let copy = directory.appendingPathComponent("propd.db").path
+        defer { try? files.removeItem(at: directory) }
+        do {
+            try files.createDirectory(at: directory, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+            try files.copyItem(atPath: path, toPath: copy)
+            try files.copyItem(atPath: path + "-journal", toPath: copy + "-journal")
+        } catch {
+            throw .cannotOpen(
+                path: path,
+                message: "it has a rollback journal left by an interrupted write (\(path)-journal), and no copy "
+                    + "could be made to check it before rolling it back: \(error.localizedDescription)")
+        }
+        try rollBack(path: copy, naming: path)
+        try check(copy)
+    }
+
+    /// Lets SQLite roll the journal of `path` back into it.
+    static func rollBack(path: String) throws(StoreError) {
+        try rollBack(path: path, naming: path)
+    }
+
+    private static func rollBack(path: String, naming named: String) throws(StoreError) {
+        let message: String
+        do {
+            try SQLiteConnection(path: path, mode: .readWrite).execute("PRAGMA schema_version")
+            return
+        } catch {
+            message = error.message
+        }
+        throw .cannotOpen(
+            path: named,
+            message: "it has a rollback journal left by an interrupted write (\(named)-journal), "
+                + "which SQLite could not roll back: \(message)")
+    }
+}

@@ -1,0 +1,202 @@
+import PropdCore
+
+/// ``PropertyStore``'s side of one batch: the requests' reads and writes as
+/// SQL on the writer connection, inside the batch's transaction.
+///
+/// Made by the group-commit writer for each batch and used by it alone,
+/// one request at a time.
+final class SQLiteWriteBatch: WriteBatchStorage {
+    let connection: SQLiteConnection
+    let statements: WriterStatements
+    let path: String
+    /// The first storage failure (disk full, I/O error) met while running
+    /// the batch, noted even when a request's body catches and swallows the
+    /// error: SQLite may already have rolled the transaction back, so the
+    /// whole batch must be abandoned.
+    private(set) var storageFailure: StoreError?
+
+    init(connection: SQLiteConnection, statements: WriterStatements, path: String) {
+        self.connection = connection
+        self.statements = statements
+        self.path = path
+    }
+
+    // MARK: Reading
+
+    func property(_ key: Key) throws(StoreError) -> Property? {
+        try run {
+            let select = try connection.statement(
+                "SELECT \(PropertyRow.selectColumns) FROM \(PropertyRow.fromClause) WHERE p.key = ?1")
+            try select.bind(1, key.rawValue)
+            return try select.withFirstRow { row in try PropertyRow.property(row, key: key, path: path) }
+        }
+    }
+
+    func revision(of key: Key) throws(StoreError) -> Revision {
+        try run {
+            let statement = statements.revisionOfKey
+            try statement.bind(1, key.rawValue)
+            return Revision(try statement.int64() ?? 0)
+        }
+    }
+
+    func binding(_ key: Key) throws(StoreError) -> BindingRecord? {
+        try run {
+            let select = try connection.statement("SELECT \(BindingRecord.selectColumns) FROM bindings WHERE key = ?1")
+            try select.bind(1, key.rawValue)
+            return try select.withFirstRow { row in try BindingRecord(row: row, path: path) }
+        }
+    }
+
+    func bindingState(_ key: Key) throws(StoreError) -> JSONValue? {
+        try run {
+            let select = try connection.statement("SELECT state FROM binding_state WHERE key = ?1")
+            try select.bind(1, key.rawValue)
+            return try select.withFirstRow { row in try PropertyRow.json(row, 0, path: path) } ?? nil
+        }
+    }
+
+    func bindingRecords() throws(StoreError) -> [BindingRecord] {
+        try run { try StoredTables.bindings(connection, path: path) }
+    }
+
+    func bindingStates() throws(StoreError) -> [Key: JSONValue] {
+        try run { try StoredTables.bindingStates(connection, path: path) }
+    }
+
+    // MARK: Changing properties
+
+    func set(_ key: Key, _ value: JSONValue, expires: Int64?, at revision: Revision) throws(StoreError) {
+        let text = value.jsonString
+        try run {
+            // History first: its `previous` is the key's head before this change.
+            try appendHistory(key: key, kind: "set", value: text, error: nil, at: revision)
+            let upsert = statements.upsert
+            try upsert.bind(1, key.rawValue)
+            try upsert.bind(2, text)
+            try upsert.bind(3, revision.rawValue)
+            try upsert.bind(4, expires)
+            try upsert.execute()
+        }
+    }
+
+    func delete(_ key: Key, at revision: Revision) throws(StoreError) {
+        try run {
+            let headOfProperty = statements.headOfProperty
+            try headOfProperty.bind(1, key.rawValue)
+            guard let head = try headOfProperty.optionalInt64() else { throw StoreError.noSuchKey(key) }
+            let delete = statements.delete
+            try delete.bind(1, key.rawValue)
+            try delete.execute()
+            try appendHistory(key: key, kind: "delete", value: nil, error: nil, at: revision, previous: head)
+            let recordHead = statements.recordDeletedHead
+            try recordHead.bind(1, key.rawValue)
+            try recordHead.bind(2, revision.rawValue)
+            try recordHead.execute()
+        }
+    }
+
+    func setError(_ key: Key, _ message: String, at revision: Revision) throws(StoreError) -> JSONValue? {
+        let kept = try run {
+            let select = try connection.statement("SELECT value FROM properties WHERE key = ?1")
+            try select.bind(1, key.rawValue)
+            let kept = try select.withFirstRow { row in row.text(0) } ?? nil
+            // History first: its `previous` is the key's head before this change.
+            try appendHistory(key: key, kind: "error", value: kept, error: message, at: revision)
+            let upsert = try connection.statement("""
+                INSERT INTO properties (key, value, revision, created, error) VALUES (?1, NULL, ?2, ?2, ?3)
+                ON CONFLICT (key) DO UPDATE SET revision = excluded.revision, error = excluded.error
+                """)
+            try upsert.bind(1, key.rawValue)
+            try upsert.bind(2, revision.rawValue)
+            try upsert.bind(3, message)
+            try upsert.execute()
+            return kept
+        }
+        return kept.flatMap { try? JSONValue(parsing: $0) }
+    }
+
+    func declareDerived(_ key: Key, at revision: Revision) throws(StoreError) -> Bool {
+        try run {
+            let insert = try connection.statement("""
+                INSERT INTO properties (key, value, revision, created, error) VALUES (?1, NULL, ?2, ?2, NULL)
+                ON CONFLICT (key) DO NOTHING
+                """)
+            try insert.bind(1, key.rawValue)
+            try insert.bind(2, revision.rawValue)
+            return try insert.execute() > 0
+        }
+    }
+
+    // MARK: Bindings and their state
+
+    func putBinding(_ binding: BindingRecord) throws(StoreError) {
+        try run {
+            let upsert = try connection.statement("""
+                INSERT INTO bindings (key, expression, sources, revision) VALUES (?1, ?2, ?3, ?4)
+                ON CONFLICT (key) DO UPDATE SET expression = excluded.expression, sources = excluded.sources,
+                    revision = excluded.revision
+                """)
+            try upsert.bind(1, binding.key.rawValue)
+            try upsert.bind(2, binding.expression)
+            try upsert.bind(3, PropertyRow.json(keys: binding.sources))
+            try upsert.bind(4, binding.revision.rawValue)
+            try upsert.execute()
+        }
+    }
+
+    func removeBinding(_ key: Key) throws(StoreError) -> Bool {
+        try execute("DELETE FROM bindings WHERE key = ?1", key.rawValue) > 0
+    }
+
+    func putBindingState(_ key: Key, _ state: JSONValue) throws(StoreError) {
+        try execute(
+            "INSERT INTO binding_state (key, state) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET state = excluded.state",
+            key.rawValue, state.jsonString)
+    }
+
+    func removeBindingState(_ key: Key) throws(StoreError) -> Bool {
+        try execute("DELETE FROM binding_state WHERE key = ?1", key.rawValue) > 0
+    }
+
+    // MARK: Internals
+
+    /// Appends the change to history, linked to the key's previous row:
+    /// `previous` when the caller knows it, else found by the statement (so
+    /// it must run before `properties` changes).
+    private func appendHistory(
+        key: Key, kind: String, value: String?, error: String?, at revision: Revision, previous: Int64? = nil
+    ) throws {
+        let append = statements.appendHistory
+        try append.bind(1, revision.rawValue)
+        try append.bind(2, key.rawValue)
+        try append.bind(3, kind)
+        try append.bind(4, value)
+        try append.bind(5, error)
+        try append.bind(6, previous)
+        try append.execute()
+    }
+
+    /// Runs a statement kept on the connection with text parameters ?1, ?2, ...;
+    /// returns the number of rows it changed.
+    @discardableResult
+    func execute(_ sql: String, _ parameters: String...) throws(StoreError) -> Int {
+        try run {
+            let statement = try connection.statement(sql)
+            for (index, parameter) in parameters.enumerated() { try statement.bind(Int32(index + 1), parameter) }
+            return try statement.execute()
+        }
+    }
+
+    /// Runs SQL, turning SQLite failures into named errors and remembering
+    /// storage failures so that the batch can be abandoned.
+    func run<T>(_ body: () throws -> T) throws(StoreError) -> T {
+        do {
+            return try body()
+        } catch {
+            let storeError = StoreError(operating: error, path: path)
+            if storeError.isStorageFailure, storageFailure == nil { storageFailure = storeError }
+            throw storeError
+        }
+    }
+}

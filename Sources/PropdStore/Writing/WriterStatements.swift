@@ -1,0 +1,57 @@
+/// The hot-path statements of the writer connection, prepared once (with
+/// the first batch) and bound and stepped through ``SQLiteStatement``: no
+/// argument arrays, no statement-cache lookups per write.
+final class WriterStatements {
+    let begin: SQLiteStatement
+    let commit: SQLiteStatement
+    let savepoint: SQLiteStatement
+    let release: SQLiteStatement
+    let rollbackToSavepoint: SQLiteStatement
+    let setRevision: SQLiteStatement
+    let upsert: SQLiteStatement
+    /// The head of an existing key's history chain: its revision, or NULL
+    /// for a derived key declared without a value (its head is elsewhere).
+    let headOfProperty: SQLiteStatement
+    let delete: SQLiteStatement
+    /// Appends to history. Run BEFORE the change to `properties`: the row's
+    /// `previous` is ?6 when bound, else the key's head as the rule of
+    /// `schema/003_history_chain.sql` finds it. A second change of the same
+    /// key in the same revision replaces the first row and keeps its `previous`.
+    let appendHistory: SQLiteStatement
+    let recordDeletedHead: SQLiteStatement
+    let revisionOfKey: SQLiteStatement
+    let compaction: CompactionStatements
+
+    init(_ connection: SQLiteConnection) throws(SQLiteError) {
+        begin = try connection.statement("BEGIN IMMEDIATE")
+        commit = try connection.statement("COMMIT")
+        savepoint = try connection.statement("SAVEPOINT request")
+        release = try connection.statement("RELEASE request")
+        rollbackToSavepoint = try connection.statement("ROLLBACK TO request")
+        setRevision = try connection.statement("UPDATE meta SET value = ?1 WHERE name = 'revision'")
+        upsert = try connection.statement("""
+            INSERT INTO properties (key, value, revision, created, error, expires) VALUES (?1, ?2, ?3, ?3, NULL, ?4)
+            ON CONFLICT (key) DO UPDATE SET value = excluded.value, revision = excluded.revision, error = NULL,
+                expires = excluded.expires
+            """)
+        // Not `DELETE ... RETURNING`: SQLite collects the returned rows in a
+        // temporary table, built anew at each step (and SQLite 3.40 answers
+        // `value IS NULL` wrongly there).
+        headOfProperty = try connection.statement("""
+            SELECT CASE WHEN value IS NULL AND error IS NULL THEN NULL ELSE revision END FROM properties WHERE key = ?1
+            """)
+        delete = try connection.statement("DELETE FROM properties WHERE key = ?1")
+        appendHistory = try connection.statement("""
+            INSERT INTO history (revision, key, kind, value, error, previous) VALUES (?1, ?2, ?3, ?4, ?5, coalesce(?6,
+                (SELECT revision FROM properties WHERE key = ?2 AND (value IS NOT NULL OR error IS NOT NULL)),
+                (SELECT revision FROM deleted_heads WHERE key = ?2)))
+            ON CONFLICT (revision, key) DO UPDATE SET kind = excluded.kind, value = excluded.value, error = excluded.error
+            """)
+        recordDeletedHead = try connection.statement("""
+            INSERT INTO deleted_heads (key, revision) VALUES (?1, ?2)
+            ON CONFLICT (key) DO UPDATE SET revision = excluded.revision
+            """)
+        revisionOfKey = try connection.statement("SELECT revision FROM properties WHERE key = ?1")
+        compaction = try CompactionStatements(connection)
+    }
+}

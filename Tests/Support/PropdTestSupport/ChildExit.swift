@@ -1,0 +1,56 @@
+public import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Waiting for a child started with Foundation's `Process`, without
+/// depending on Foundation to notice its end.
+///
+/// `Process.waitUntilExit()` spins until Foundation's SIGCHLD handling has
+/// reaped the child, and that handling needs a thread of the same small pool
+/// (one per core) that the waiting tests hold: with two tests waiting at once
+/// nobody reaps, and the whole test process stops. `waitid` with `WNOWAIT`
+/// returns as soon as the kernel has the exit status and leaves the child for
+/// Foundation to reap later.
+///
+/// Foundation frees a `Process`, and closes the pipe ends it holds, only in
+/// `waitUntilExit()`: until then the process and its run-loop source retain
+/// each other. So once the child has ended, a Dispatch thread makes that call;
+/// it returns as soon as Foundation has reaped the child, and the caller does
+/// not wait for it.
+public enum ChildExit {
+    /// Blocks until `process` has ended; its exit status, or 128 + the
+    /// signal that ended it (as a shell reports it).
+    @discardableResult
+    public static func wait(_ process: Process) -> Int32 {
+        var info = siginfo_t()
+        while waitid(P_PID, id_t(process.processIdentifier), &info, WEXITED | WNOWAIT) != 0 {
+            guard errno == EINTR else {
+                // ECHILD: Foundation has reaped it already, and knows how it ended.
+                process.waitUntilExit()
+                let status = process.terminationStatus
+                return process.terminationReason == .exit ? status : 128 + status
+            }
+        }
+        DispatchQueue.global().async { process.waitUntilExit() }
+        // si_status of the _sigchld member: the code, or the signal.
+        let status = info._sifields._sigchld.si_status
+        return info.si_code == CLD_EXITED ? status : 128 + status
+    }
+
+    /// ``wait(_:)`` for at most `timeout` (the wait runs on a Dispatch
+    /// thread); nil when the process is still running then.
+    public static func wait(_ process: Process, timeout: Duration) -> Int32? {
+        let exited = DispatchSemaphore(value: 0)
+        let status = Mutex<Int32>(-1)
+        DispatchQueue.global().async {
+            let code = wait(process)
+            status.withLock { $0 = code }
+            exited.signal()
+        }
+        guard exited.wait(timeout: .now() + Double(timeout.components.seconds)) == .success else { return nil }
+        return status.withLock { $0 }
+    }
+}
