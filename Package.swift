@@ -226,6 +226,13 @@ let package = Package(
             ],
             swiftSettings: strictSwift6
         ),
+        // The cluster store: the property space in etcd behind PropdStore's
+        // seam (PropertyStorage), with a mirror fed by one watch.
+        .target(
+            name: "PropdCluster",
+            dependencies: ["PropdCore", "PropdStore", "PropdEtcd"],
+            swiftSettings: strictSwift6
+        ),
         // PropdEtcd's latency and throughput against a real etcd.
         .executableTarget(
             name: "propd-etcd-bench",
@@ -244,6 +251,11 @@ let package = Package(
         .testTarget(
             name: "PropdEtcdTests",
             dependencies: ["PropdEtcd", "EtcdTestSupport", .product(name: "GRPCCore", package: "grpc-swift-2")],
+            swiftSettings: strictSwift6
+        ),
+        .testTarget(
+            name: "PropdClusterTests",
+            dependencies: ["PropdCluster", "PropdStore", "PropdCore", "PropdEtcd", "EtcdTestSupport"],
             swiftSettings: strictSwift6
         ),
 

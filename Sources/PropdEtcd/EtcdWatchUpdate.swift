@@ -13,6 +13,12 @@ public struct EtcdEvent: Sendable, Hashable {
     /// The key before the change, when the watch asked for it.
     public var previous: EtcdKeyValue?
 
+    public init(kind: Kind, keyValue: EtcdKeyValue, previous: EtcdKeyValue? = nil) {
+        self.kind = kind
+        self.keyValue = keyValue
+        self.previous = previous
+    }
+
     init(_ event: Mvccpb_Event) {
         kind = event.type == .delete ? .delete : .put
         keyValue = EtcdKeyValue(event.kv)

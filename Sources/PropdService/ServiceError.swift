@@ -57,6 +57,7 @@ public enum ServiceError: Error, Sendable, Equatable, CustomStringConvertible {
         case .revisionMismatch(let key, let expected, let actual):
             self = .revisionMismatch(key: key.rawValue, expected: expected, actual: actual)
         case .compacted(let since, let oldest): self = .revisionCompacted(since: since, oldest: oldest)
+        case .limitExceeded(let limit, let maximum): self = .limitExceeded(limit: limit, maximum: maximum)
         default: self = .storage(error)
         }
     }

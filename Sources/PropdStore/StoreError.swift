@@ -34,6 +34,17 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     case compacted(since: Revision, oldest: Revision)
     /// The store was closed.
     case closed
+    /// A cluster store cannot reach its backend (no etcd quorum) within its
+    /// bound. Nothing of the write was applied.
+    case unavailable(message: String)
+    /// A cluster store lost its backend while a write was in flight and could
+    /// not learn within its bound whether it was applied: read before retrying.
+    case outcomeUnknown(message: String)
+    /// The write exceeds a limit of the store's backend (for etcd:
+    /// `--max-txn-ops`, `--max-request-bytes`, `--quota-backend-bytes`);
+    /// `limit` names it, `maximum` is its value when known (else 0).
+    /// Nothing of the write was applied.
+    case limitExceeded(limit: String, maximum: Int)
 
     public var description: String {
         switch self {
@@ -54,6 +65,11 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case .compacted(let since, let oldest):
             return "history after revision \(since) was compacted; the oldest complete revision is \(oldest)"
         case .closed: return "the store is closed"
+        case .unavailable(let message): return "the store is unavailable, nothing was applied: \(message)"
+        case .outcomeUnknown(let message): return "the store lost a write in flight; it may or may not be applied: \(message)"
+        case .limitExceeded(let limit, let maximum):
+            return maximum > 0 ? "the write exceeds \(limit) (\(maximum)); nothing was applied"
+                : "the write exceeds \(limit); nothing was applied"
         }
     }
 }

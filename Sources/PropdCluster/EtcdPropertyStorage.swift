@@ -1,0 +1,162 @@
+public import PropdCore
+public import PropdEtcd
+public import PropdStore
+import Synchronization
+
+/// A property space stored in etcd under one prefix: the cluster's
+/// ``PropertyStorage``.
+///
+/// Every node runs one, on its own ``EtcdClient``, and they share the space:
+///
+/// - **Writes**: each request is one etcd transaction, so one revision
+///   (etcd's, which skips numbers other writes use). The body runs on the
+///   node's mirror of the space; the transaction commits only if nothing the
+///   body read changed meanwhile (`mod_revision` compares). Otherwise nothing
+///   is applied and the body runs again on the newer space.
+/// - **Reads** of the present come from the mirror, which one watch of the
+///   prefix keeps current; a request is answered once its node's mirror
+///   has it, so a connection reads its own writes. The past comes from
+///   etcd's MVCC history; what etcd compacted is ``StoreError/compacted(since:oldest:)``.
+/// - **Faults**: no quorum is ``StoreError/unavailable(message:)``; a write
+///   whose outcome etcd could not say is looked up by its transaction id, so
+///   it is neither lost nor applied twice; etcd's limits are
+///   ``StoreError/limitExceeded(limit:maximum:)``.
+///
+/// ```swift
+/// try await withEtcdClient(.init(endpoints: endpoints)) { etcd in
+///     let store = try await EtcdPropertyStorage.open(etcd: etcd, prefix: "/propd/default")
+///     defer { store.close() }
+///     // PropertyService(store: store, ...)
+/// }
+/// ```
+public final class EtcdPropertyStorage: PropertyStorage {
+    public let configuration: StoreConfiguration
+    /// The most operations one transaction may hold: etcd's `--max-txn-ops`.
+    public let maxOperations: Int
+    let etcd: EtcdClient
+    let mirror: SpaceMirror
+    let jobs: AsyncStream<WriteJob>.Continuation
+    let counters = Mutex(WriteStatistics())
+    let sequence = Atomic<UInt64>(0)
+    private let isClosed = Atomic<Bool>(false)
+    private let tasks = Mutex<[Task<Void, Never>]>([])
+
+    /// A queued write request, its type erased.
+    struct WriteJob: Sendable {
+        var run: @Sendable (EtcdPropertyStorage) async -> Void
+    }
+
+    /// Reads the space under `prefix` and starts following it.
+    ///
+    /// - Parameter maxOperations: the cluster's `--max-txn-ops` (128 unless
+    ///   its operator changed it): a write needing more is refused by name.
+    /// - Throws: ``StoreError/unavailable(message:)`` when etcd cannot be read.
+    public static func open(
+        etcd: EtcdClient, prefix: String, configuration: StoreConfiguration = StoreConfiguration(),
+        maxOperations: Int = 128
+    ) async throws(StoreError) -> EtcdPropertyStorage {
+        let storage = EtcdPropertyStorage(
+            etcd: etcd, layout: SpaceLayout(prefix: prefix), configuration: configuration, maxOperations: maxOperations)
+        do {
+            try await storage.mirror.load(from: etcd)
+        } catch {
+            throw StoreError(etcd: error)
+        }
+        storage.start()
+        return storage
+    }
+
+    private init(etcd: EtcdClient, layout: SpaceLayout, configuration: StoreConfiguration, maxOperations: Int) {
+        self.etcd = etcd
+        self.configuration = configuration
+        self.maxOperations = maxOperations
+        var generator = SystemRandomNumberGenerator()
+        mirror = SpaceMirror(layout: layout, node: String(generator.next() as UInt64, radix: 36))
+        (pendingStream, jobs) = AsyncStream.makeStream(of: WriteJob.self)
+    }
+
+    private let pendingStream: AsyncStream<WriteJob>
+
+    private func start() {
+        let stream = pendingStream
+        let writer = Task { [self] in
+            for await job in stream { await job.run(self) }
+        }
+        let follower = Task { [self] in await follow() }
+        tasks.withLock { $0 = [writer, follower] }
+    }
+
+    /// Keeps the mirror current; after etcd compacted past it (a long
+    /// disconnection), reads the space again.
+    private func follow() async {
+        while !Task.isCancelled {
+            do {
+                try await mirror.follow(etcd)
+            } catch let error as EtcdError where error.code == .compacted {
+                // The revisions in between are gone: `changes(after:)` below
+                // the new start is `compacted`. (The commit observer is not
+                // told yet: README, "The cluster store".)
+                try? await mirror.load(from: etcd)
+            } catch {
+                return  // cancelled
+            }
+        }
+    }
+
+    // MARK: Writing
+
+    public func submit<T: Sendable>(
+        _ body: @escaping @Sendable (inout WriteTransaction) throws -> T,
+        needsSavepoint: Bool, deferred: Bool, resumesTask: Bool,
+        completion: @escaping @Sendable (Result<Committed<T>, any Error>) -> Void
+    ) {
+        guard !isClosed.load(ordering: .acquiring) else {
+            completion(.failure(StoreError.closed))
+            return
+        }
+        let job = WriteJob { storage in
+            completion(await storage.commit(body))
+        }
+        if case .terminated = jobs.yield(job) { completion(.failure(StoreError.closed)) }
+    }
+
+    /// Each request is its own transaction: nothing waits to be committed.
+    public func commitPending() {}
+
+    public func onCommit(_ observer: (@Sendable ([ChangeSet]) -> Void)?) {
+        mirror.shared.withLock { $0.observer = observer }
+    }
+
+    /// etcd's history is compacted by etcd (`--auto-compaction-*`) or its
+    /// operator, for the whole cluster: one node cannot hold it back.
+    public func retainHistory(after floor: (@Sendable () -> Revision?)?) {}
+
+    /// etcd keeps every revision until it compacts: no per-key bound applies.
+    public func setHistoryPerKey(_ keep: Int) {}
+
+    public func close() {
+        guard !isClosed.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        jobs.finish()
+        let running = tasks.withLock { $0 }
+        Task {
+            // Queued writes still commit; then the watch stops.
+            if let writer = running.first { await writer.value }
+            for task in running { task.cancel() }
+        }
+    }
+
+    /// Returns once this node's mirror has every change up to `revision`
+    /// (another node's write it was told of, say).
+    public func wait(for revision: Revision) async {
+        await mirror.wait(for: revision.rawValue)
+    }
+
+    // MARK: Reports
+
+    public var revision: Revision { Revision(mirror.space.revision) }
+    public var statistics: WriteStatistics { counters.withLock { $0 } }
+    public func keyCount() throws(StoreError) -> Int { mirror.space.properties.count }
+    public func bindingCount() throws(StoreError) -> Int { mirror.space.bindings.count }
+    /// The space's bytes live in etcd (`etcdctl endpoint status` shows its size).
+    public var databaseBytes: Int { 0 }
+}

@@ -1,0 +1,184 @@
+import PropdCore
+import PropdEtcd
+import PropdStore
+
+/// One write request's view of the space: the mirror's copy at one revision
+/// plus what the request changed so far, recording every row it read.
+///
+/// The request becomes one etcd transaction: its writes, a put of `head`,
+/// and a compare on each row it read (`mod_revision` unchanged; 0 for a row
+/// it found absent). A request that read a whole table (a pattern, every
+/// binding) compares `head` instead, which every write request changes.
+/// If any compare fails, the space changed under the request: nothing is
+/// applied, and the writer runs the request again on the newer space.
+final class EtcdWriteBatch: WriteBatchStorage {
+    /// A property row the request wrote (`nil`: deleted).
+    struct WrittenProperty {
+        var record: PropertyRecord
+        var revision: Revision
+        var created: Revision
+    }
+
+    let layout: SpaceLayout
+    let base: SpaceState
+
+    var properties: [Key: WrittenProperty?] = [:]
+    var bindings: [Key: BindingValue?] = [:]
+    var states: [Key: JSONValue?] = [:]
+    var files: [Key: String?] = [:]
+    var commands: Set<Key> = []
+    var expiries: [Key: Int64?] = [:]
+
+    /// The rows read from `base`, with the `mod_revision` they had.
+    private(set) var guarded: [SpaceLayout.Place: Int64] = [:]
+    /// The request read a whole table: guard with `head`.
+    private(set) var readWholeTables = false
+    /// The writes, one per etcd key, in the order first made.
+    private var writes: [[UInt8]: EtcdOperation] = [:]
+    private var writeOrder: [[UInt8]] = []
+
+    init(layout: SpaceLayout, base: SpaceState) {
+        self.layout = layout
+        self.base = base
+    }
+
+    // MARK: The transaction
+
+    /// What etcd is to apply, and on which condition.
+    struct Request {
+        var compares: [EtcdCompare]
+        var operations: [EtcdOperation]
+    }
+
+    /// The request as one etcd transaction that also writes `transaction`
+    /// into `head`. More than `maxOperations` compares become one compare on
+    /// `head` (stricter, never wrong); more than `maxOperations` writes are
+    /// refused with ``StoreError/limitExceeded(limit:maximum:)``: splitting
+    /// them would make one request two revisions, half-applied in between.
+    func request(transaction: String, maxOperations: Int) throws(StoreError) -> Request {
+        var operations = writeOrder.compactMap { writes[$0] }
+        operations.append(.put(key: layout.head, value: Array(transaction.utf8)))
+        guard operations.count <= maxOperations else {
+            throw .limitExceeded(limit: "etcd --max-txn-ops (\(operations.count) operations)", maximum: maxOperations)
+        }
+        let headCompare = EtcdCompare(.key(layout.head), .equal, .modRevision(base.head))
+        if readWholeTables || guarded.count >= maxOperations {
+            return Request(compares: [headCompare], operations: operations)
+        }
+        let compares = guarded.map { place, revision in
+            EtcdCompare(.key(etcdKey(place)), .equal, .modRevision(revision))
+        }
+        return Request(compares: compares, operations: operations)
+    }
+
+    private func etcdKey(_ place: SpaceLayout.Place) -> [UInt8] {
+        switch place {
+        case .head: layout.head
+        case .row(let table, let key): layout.key(table, key)
+        }
+    }
+
+    func guardRow(_ table: SpaceLayout.Table, _ key: Key) {
+        let place = SpaceLayout.Place.row(table, key)
+        if guarded[place] == nil { guarded[place] = base.modRevision(of: place) }
+    }
+
+    func put(_ table: SpaceLayout.Table, _ key: Key, _ value: [UInt8]) {
+        record(layout.key(table, key), .put(key: layout.key(table, key), value: value))
+    }
+
+    func remove(_ table: SpaceLayout.Table, _ key: Key) {
+        record(layout.key(table, key), .delete(.key(layout.key(table, key))))
+    }
+
+    private func record(_ etcdKey: [UInt8], _ operation: EtcdOperation) {
+        if writes.updateValue(operation, forKey: etcdKey) == nil { writeOrder.append(etcdKey) }
+    }
+
+    // MARK: Reading
+
+    /// The property row as the request sees it, guarding it when read from the base.
+    func current(_ key: Key) -> WrittenProperty? {
+        if let written = properties[key] { return written }
+        guardRow(.property, key)
+        guard let row = base.properties[key] else { return nil }
+        return WrittenProperty(record: row.record, revision: row.revision, created: row.created)
+    }
+
+    func currentExpiry(_ key: Key) -> Int64? {
+        if let written = expiries[key] { return written }
+        guardRow(.expiry, key)
+        return base.expiries[key]?.value
+    }
+
+    func property(_ key: Key) throws(StoreError) -> Property? {
+        guard let row = current(key) else { return nil }
+        let binding = bindings[key].map { $0?.expression } ?? base.bindings[key]?.value.expression
+        let expires = expiries[key] ?? base.expiries[key]?.value
+        return Property(
+            key: key, value: row.record.value, revision: row.revision, created: row.created,
+            binding: binding, error: row.record.error, expires: expires)
+    }
+
+    func revision(of key: Key) throws(StoreError) -> Revision {
+        current(key)?.revision ?? .none
+    }
+
+    func keys(matching pattern: KeyPattern) throws(StoreError) -> [Key] {
+        readWholeTables = true
+        var keys = Set(base.properties.keys.filter { pattern.matches($0) })
+        for (key, written) in properties where pattern.matches(key) {
+            if written == nil { keys.remove(key) } else { keys.insert(key) }
+        }
+        return keys.sorted()
+    }
+
+    func binding(_ key: Key) throws(StoreError) -> BindingRecord? {
+        if let written = bindings[key] {
+            return written.map { BindingRecord(key: key, expression: $0.expression, sources: $0.sources, revision: .none) }
+        }
+        guardRow(.binding, key)
+        return base.bindingRecord(key)
+    }
+
+    func bindingState(_ key: Key) throws(StoreError) -> JSONValue? {
+        if let written = states[key] { return written }
+        guardRow(.state, key)
+        return base.states[key]?.value
+    }
+
+    func bindingRecords() throws(StoreError) -> [BindingRecord] {
+        readWholeTables = true
+        var records = base.bindings.keys.reduce(into: [Key: BindingRecord]()) { $0[$1] = base.bindingRecord($1) }
+        for (key, written) in bindings {
+            records[key] = written.map { BindingRecord(key: key, expression: $0.expression, sources: $0.sources, revision: .none) }
+        }
+        return records.values.sorted { $0.key < $1.key }
+    }
+
+    func bindingStates() throws(StoreError) -> [Key: JSONValue] {
+        readWholeTables = true
+        var all = base.states.mapValues(\.value)
+        for (key, written) in states { all[key] = written }
+        return all
+    }
+
+    func expiringKeys() throws(StoreError) -> [(key: Key, expires: Int64)] {
+        readWholeTables = true
+        var all = base.expiries.mapValues(\.value)
+        for (key, written) in expiries { all[key] = written }
+        return all.sorted { $0.key < $1.key }.map { (key: $0.key, expires: $0.value) }
+    }
+
+    func commandNames() throws(StoreError) -> [Key] {
+        readWholeTables = true
+        return Set(base.commands.keys).union(commands).sorted()
+    }
+
+    func fileBindings() throws(StoreError) -> [Key: String] {
+        readWholeTables = true
+        var all = base.files.mapValues(\.value)
+        for (key, written) in files { all[key] = written }
+        return all
+    }
+}
