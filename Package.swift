@@ -80,7 +80,7 @@ let package = Package(
         .target(
             name: "PropdServer",
             dependencies: [
-                "PropdCore", "PropdService", "PropdVarlink", "CMallocTuning",
+                "PropdCore", "PropdService", "PropdVarlink", "CMallocTuning", "PropdCluster", "PropdEtcd",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -223,6 +223,8 @@ let package = Package(
                 .product(name: "GRPCCore", package: "grpc-swift-2"),
                 .product(name: "GRPCNIOTransportHTTP2Posix", package: "grpc-swift-nio-transport"),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: strictSwift6
         ),
@@ -261,7 +263,7 @@ let package = Package(
 
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["PropdClient", "PropdCore", "PropdVarlink", "PropdTestSupport"],
+            dependencies: ["PropdClient", "PropdCore", "PropdVarlink", "PropdTestSupport", "EtcdTestSupport"],
             swiftSettings: strictSwift6
         ),
     ]

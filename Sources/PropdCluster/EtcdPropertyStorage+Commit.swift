@@ -6,20 +6,22 @@ extension EtcdPropertyStorage {
     /// Runs one write request to its end: the body on the mirror, then its
     /// transaction; again on the newer space while a compare fails.
     ///
-    /// A body run again gets the revision of its first run: the seam reuses
-    /// a revision that was not applied, which is how the service learns that
-    /// its engine saw a change the store never kept (`EngineState`). The
+    /// The transaction says `spaceChangedElsewhere` when another node
+    /// changed bindings, operator state, expiries or commands since this
+    /// node's previous request, and when the body runs again after a lost
+    /// race: the service then rebuilds its engine from the space. The
     /// revision a request commits at is etcd's, in its ``Committed``.
     func commit<T: Sendable>(
         _ body: @Sendable (inout WriteTransaction) throws -> T
     ) async -> Result<Committed<T>, any Error> {
-        var expected: Revision?
+        var rerun = false
         while true {
-            let space = mirror.space
+            let (space, foreign) = mirror.shared.withLock { ($0.space, $0.foreignEngineChange) }
             let batch = EtcdWriteBatch(layout: mirror.layout, base: space)
-            let revision = expected ?? Revision(space.revision + 1)
-            expected = revision
-            var transaction = WriteTransaction(storage: batch, revision: revision)
+            let changedElsewhere = rerun || foreign > engineSeen.exchange(space.revision, ordering: .relaxed)
+            rerun = true
+            var transaction = WriteTransaction(
+                storage: batch, revision: Revision(space.revision + 1), spaceChangedElsewhere: changedElsewhere)
             let value: T
             let request: EtcdWriteBatch.Request
             let number = sequence.add(1, ordering: .relaxed).newValue

@@ -38,6 +38,8 @@ public final class EtcdPropertyStorage: PropertyStorage {
     let jobs: AsyncStream<WriteJob>.Continuation
     let counters = Mutex(WriteStatistics())
     let sequence = Atomic<UInt64>(0)
+    /// The mirror's revision when the previous request's body ran (writer only).
+    let engineSeen = Atomic<Int64>(0)
     private let isClosed = Atomic<Bool>(false)
     private let tasks = Mutex<[Task<Void, Never>]>([])
 
@@ -97,6 +99,8 @@ public final class EtcdPropertyStorage: PropertyStorage {
                 // the new start is `compacted`. (The commit observer is not
                 // told yet: README, "The cluster store".)
                 try? await mirror.load(from: etcd)
+                // Anything may have changed: the next body's engine reads the space again.
+                mirror.shared.withLock { $0.foreignEngineChange = $0.space.revision }
             } catch {
                 return  // cancelled
             }

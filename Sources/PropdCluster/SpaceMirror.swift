@@ -22,6 +22,9 @@ final class SpaceMirror: Sendable {
         var ownTransactions: [UInt64: Int64] = [:]
         var waiters: [(revision: Int64, continuation: CheckedContinuation<Void, Never>)] = []
         var observer: (@Sendable ([ChangeSet]) -> Void)?
+        /// The last revision at which another node changed what a binding
+        /// engine is built from (bindings, their state, expiries, commands).
+        var foreignEngineChange: Int64 = 0
     }
 
     let layout: SpaceLayout
@@ -79,10 +82,16 @@ final class SpaceMirror: Sendable {
             while end < events.endIndex, events[end].keyValue.modRevision == revision { end += 1 }
             let changeSet = shared.withLock { shared in
                 var changes: [Change] = []
+                var own = false
+                var engineTables = false
                 for event in events[index..<end] {
                     let applied = shared.space.apply(event, layout: layout)
                     if let change = applied.change { changes.append(change) }
+                    if case .row(let table, _)? = layout.place(of: event.keyValue.key), table != .property {
+                        engineTables = true
+                    }
                     if let id = applied.transaction, let sequence = ownSequence(id) {
+                        own = true
                         shared.ownTransactions[sequence] = revision
                         // A writer looks its transaction up right after it
                         // committed; old entries only matter to none.
@@ -91,6 +100,7 @@ final class SpaceMirror: Sendable {
                         }
                     }
                 }
+                if engineTables && !own { shared.foreignEngineChange = revision }
                 shared.space.revision = revision
                 let changeSet = ChangeSet(revision: Revision(revision), changes: changes)
                 shared.recent.append(changeSet)

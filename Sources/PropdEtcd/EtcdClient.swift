@@ -1,5 +1,7 @@
 import EtcdAPI
 import GRPCCore
+public import NIOCore
+import NIOPosix
 import Synchronization
 
 /// A client of an etcd v3 cluster over several members.
@@ -28,6 +30,11 @@ public final class EtcdClient: Sendable {
         public var unavailableAfter: Duration = .seconds(5)
         /// The longest pause between two connection attempts to a member.
         public var reconnectAfterAtMost: Duration = .seconds(1)
+        /// The threads the connections run on; `nil`: NIO's shared group.
+        /// A program that waits for etcd on a thread of the shared group
+        /// (a synchronous handler) gives the client a group of its own, so
+        /// the connection it waits for is never on the thread it blocks.
+        public var eventLoopGroup: (any EventLoopGroup)?
 
         public init(endpoints: [EtcdEndpoint]) {
             self.endpoints = endpoints
@@ -45,7 +52,9 @@ public final class EtcdClient: Sendable {
         }
         self.configuration = configuration
         members = try configuration.endpoints.map {
-            try EtcdMember($0, reconnectAfterAtMost: configuration.reconnectAfterAtMost)
+            try EtcdMember(
+                $0, reconnectAfterAtMost: configuration.reconnectAfterAtMost,
+                eventLoopGroup: configuration.eventLoopGroup ?? MultiThreadedEventLoopGroup.singleton)
         }
     }
 

@@ -1,6 +1,7 @@
 import EtcdAPI
 import GRPCCore
 import GRPCNIOTransportHTTP2Posix
+import NIOCore
 
 /// One gRPC client (one HTTP/2 connection at a time) to one etcd member and
 /// the service stubs over it.
@@ -17,7 +18,10 @@ struct EtcdConnection: Sendable {
     let maintenance: Etcdserverpb_Maintenance.Client<Transport>
     let election: V3electionpb_Election.Client<Transport>
 
-    init(_ endpoint: EtcdEndpoint, generation: Int, reconnectAfterAtMost: Duration) throws {
+    init(
+        _ endpoint: EtcdEndpoint, generation: Int, reconnectAfterAtMost: Duration,
+        eventLoopGroup: any EventLoopGroup
+    ) throws {
         self.endpoint = endpoint
         self.generation = generation
         // A member that comes back must be found again within the client's
@@ -30,15 +34,15 @@ struct EtcdConnection: Sendable {
             if endpoint.host.contains(":") {
                 try Transport(
                     target: .ipv6(address: endpoint.host, port: endpoint.port), transportSecurity: .plaintext,
-                    config: config)
+                    config: config, eventLoopGroup: eventLoopGroup)
             } else if endpoint.host.allSatisfy({ $0.isNumber || $0 == "." }) {
                 try Transport(
                     target: .ipv4(address: endpoint.host, port: endpoint.port), transportSecurity: .plaintext,
-                    config: config)
+                    config: config, eventLoopGroup: eventLoopGroup)
             } else {
                 try Transport(
                     target: .dns(host: endpoint.host, port: endpoint.port), transportSecurity: .plaintext,
-                    config: config)
+                    config: config, eventLoopGroup: eventLoopGroup)
             }
         grpc = GRPCClient(transport: transport)
         kv = Etcdserverpb_KV.Client(wrapping: grpc)

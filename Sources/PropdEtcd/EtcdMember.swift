@@ -1,4 +1,5 @@
 import GRPCCore
+import NIOCore
 import Synchronization
 
 /// The connections to one etcd member: RPCs go over the current one, which
@@ -30,6 +31,7 @@ final class EtcdMember: Sendable {
 
     let endpoint: EtcdEndpoint
     private let reconnectAfterAtMost: Duration
+    private let eventLoopGroup: any EventLoopGroup
     private let state: Mutex<State>
     /// Every connection made, for ``runConnections()`` to run.
     private let made: AsyncStream<EtcdConnection>
@@ -45,10 +47,12 @@ final class EtcdMember: Sendable {
         var isShutDown = false
     }
 
-    init(_ endpoint: EtcdEndpoint, reconnectAfterAtMost: Duration) throws {
+    init(_ endpoint: EtcdEndpoint, reconnectAfterAtMost: Duration, eventLoopGroup: any EventLoopGroup) throws {
         self.endpoint = endpoint
         self.reconnectAfterAtMost = reconnectAfterAtMost
-        let first = try EtcdConnection(endpoint, generation: 0, reconnectAfterAtMost: reconnectAfterAtMost)
+        self.eventLoopGroup = eventLoopGroup
+        let first = try EtcdConnection(
+            endpoint, generation: 0, reconnectAfterAtMost: reconnectAfterAtMost, eventLoopGroup: eventLoopGroup)
         state = Mutex(State(current: first))
         (made, madeContinuation) = AsyncStream.makeStream()
         madeContinuation.yield(first)
@@ -88,7 +92,8 @@ final class EtcdMember: Sendable {
             if state.rpcsOnCurrent >= Self.rpcsPerConnection, !state.isShutDown,
                 // Cannot fail: the same endpoint made the first connection.
                 let next = try? EtcdConnection(
-                    endpoint, generation: state.current.generation + 1, reconnectAfterAtMost: reconnectAfterAtMost)
+                    endpoint, generation: state.current.generation + 1, reconnectAfterAtMost: reconnectAfterAtMost,
+                    eventLoopGroup: eventLoopGroup)
             {
                 let old = state.current
                 if state.inFlight[old.generation, default: 0] == 0 {

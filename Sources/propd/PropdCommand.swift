@@ -42,6 +42,12 @@ struct PropdCommand: AsyncParsableCommand {
     @Option(help: "History keeps at least this many values per key (default 100).")
     var historyPerKey: Int?
 
+    @Option(help: "Cluster mode: the etcd members' client URLs, comma-separated; the space lives in etcd, not SQLite.")
+    var etcd: String?
+
+    @Option(help: "Where the space lives in etcd (default /propd/default); nodes on one prefix share one space.")
+    var etcdPrefix: String?
+
     @Flag(help: "Validate the config file and the binding files, then exit (0: valid, 1: errors).")
     var check = false
 
@@ -50,7 +56,7 @@ struct PropdCommand: AsyncParsableCommand {
         let environment = ProcessInfo.processInfo.environment
         let flags = DaemonFlags(
             socket: socket, database: database, bindings: bindings, config: config, durability: durability,
-            historyPerKey: historyPerKey)
+            historyPerKey: historyPerKey, etcd: etcd, etcdPrefix: etcdPrefix)
         if check {
             let (checked, errors) = ConfigurationCheck.run(environment: environment, uid: getuid(), flags: flags)
             for warning in checked.warnings { FileHandle.standardError.write(Data("propd: warning: \(warning)\n".utf8)) }

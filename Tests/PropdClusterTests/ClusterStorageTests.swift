@@ -158,6 +158,29 @@ struct ClusterStorageTests {
         }
     }
 
+    /// A node's next request after another node changed what a binding
+    /// engine is built from says so (the service then rebuilds its engine);
+    /// property writes elsewhere and the node's own writes do not.
+    @Test func anotherNodesBindingChangeIsFlaggedToTheNextRequestOnly() async throws {
+        try await withNodes(2) { _, nodes in
+            let (a, b) = (nodes[0], nodes[1])
+            let flag: @Sendable (inout WriteTransaction) throws -> Bool = { $0.spaceChangedElsewhere }
+            #expect(try await b.write(flag).value == false)
+            let plain = try await a.set(["f.source": 1])
+            await b.wait(for: plain)
+            #expect(try await b.write(flag).value == false, "a property write elsewhere changes no engine")
+            let bound = try await a.write { transaction in
+                try transaction.putBinding(key: Key("f.derived"), expression: "f.source.map { $0 + 1 }", sources: [Key("f.source")])
+            }.revision
+            await b.wait(for: bound)
+            #expect(try await b.write(flag).value == true)
+            #expect(try await b.write(flag).value == false)
+            #expect(try await a.write(flag).value == false, "a node's own binding change is already in its engine")
+            #expect(try b.bindings().map(\.key.rawValue) == ["f.derived"])
+            #expect(try b.bindings().first?.revision == bound)
+        }
+    }
+
     @Test func historyAndChangesComeFromEtcdAndCompactionIsNamed() async throws {
         try await withNodes(1) { cluster, nodes in
             let node = nodes[0]

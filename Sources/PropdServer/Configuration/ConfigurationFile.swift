@@ -25,6 +25,8 @@ public struct ConfigurationFile: Sendable {
     public var logLevel: Logger.Level?
     public var limits: [ConfigurationLimits.Limit: Int] = [:]
     public var access: [AccessRule] = []
+    /// The `cluster:` section: the space in etcd instead of SQLite.
+    public var cluster: ClusterSettings?
     /// Settings given that have no effect, as `limits.NAME: why`
     /// (``ConfigurationLimits/retired``): the daemon logs each as a warning.
     public var ignored: [String] = []
@@ -33,6 +35,7 @@ public struct ConfigurationFile: Sendable {
 
     static let topLevelKeys = [
         "socket", "database", "bindings", "durability", "history-per-key", "log-level", "limits", "access",
+        "cluster",
     ]
     static let ruleKeys = ["users", "groups", "read", "write"]
     /// Accepted by `history-per-key` here and by `--history-per-key`.
@@ -87,6 +90,8 @@ public struct ConfigurationFile: Sendable {
                     }
                     file.limits[limit] = try reader.integer(limitValue, key: "limits.\(name)", in: limit.allowedRange)
                 }
+            case "cluster":
+                file.cluster = try ClusterSettings.parse(value, reader)
             default:  // "access"
                 let rules = try reader.list(value, key: key)
                 file.access = try rules.enumerated().map { (index, rule) throws(ConfigurationError) in

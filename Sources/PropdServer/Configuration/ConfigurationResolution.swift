@@ -46,7 +46,9 @@ extension DaemonConfiguration {
             if let v = settings.logLevel { config.logLevel = v }
             for (limit, value) in settings.limits { config.limits[limit] = value }
             config.access = AccessPolicy(rules: settings.access, daemonUID: uid, directory: directory)
+            config.cluster = settings.cluster
         }
+        try resolveCluster(&config, flags: flags)
         // PROPD_SOCKET is a per-invocation choice, so it outranks the file.
         if let socket = environment["PROPD_SOCKET"], !socket.isEmpty { config.socketPath = socket }
         if let v = flags.socket { config.socketPath = v }
@@ -134,3 +136,23 @@ extension DaemonConfiguration {
 
 /// At file scope, where `access` is libc's and not ``DaemonConfiguration/access``.
 private func fileIsPresent(_ path: String) -> Bool { access(path, F_OK) == 0 }
+
+extension DaemonConfiguration {
+    /// `--etcd` replaces the file's endpoints; `--etcd-prefix` its prefix,
+    /// and needs endpoints from one or the other.
+    static func resolveCluster(_ config: inout DaemonConfiguration, flags: DaemonFlags) throws(ConfigurationError) {
+        if let etcd = flags.etcd {
+            let endpoints = try ClusterSettings.endpoints(etcd, flag: "--etcd")
+            config.cluster = ClusterSettings(endpoints: endpoints, prefix: config.cluster?.prefix ?? ClusterSettings.defaultPrefix)
+        }
+        guard let prefix = flags.etcdPrefix else { return }
+        if let reason = ClusterSettings.checkPrefix(prefix) {
+            throw ConfigurationError(file: nil, problem: .invalidFlag(flag: "--etcd-prefix", value: prefix, reason: reason))
+        }
+        guard config.cluster != nil else {
+            throw ConfigurationError(
+                file: nil, problem: .invalidFlag(flag: "--etcd-prefix", value: prefix, reason: "needs --etcd (or cluster.etcd in the config file)"))
+        }
+        config.cluster?.prefix = prefix
+    }
+}

@@ -26,6 +26,8 @@ public struct DaemonConfiguration: Sendable {
     /// Settings of the config file that have no effect, each with why
     /// (``ConfigurationFile/ignored``), for a warning at start and reload.
     public var ignoredSettings: [String] = []
+    /// Cluster mode: the space in etcd (`--etcd`, `cluster:`); nil: SQLite.
+    public var cluster: ClusterSettings?
 
     public static let defaultHistoryPerKey = 100
     public static let defaultLogLevel = Logger.Level.info
@@ -62,6 +64,7 @@ public struct DaemonConfiguration: Sendable {
         next.socketPath = socketPath
         next.databasePath = databasePath
         next.durability = durability
+        next.cluster = cluster
         next.limits.maxMessageBytes = limits.maxMessageBytes
         return (next, settingsRequiringRestart(toBecome: new))
     }
@@ -74,6 +77,7 @@ public struct DaemonConfiguration: Sendable {
         if socketPath != new.socketPath { changed.append("socket") }
         if databasePath != new.databasePath { changed.append("database") }
         if durability != new.durability { changed.append("durability") }
+        if cluster != new.cluster { changed.append("cluster") }
         if limits.maxMessageBytes != new.limits.maxMessageBytes { changed.append("limits.max-message-bytes") }
         return changed
     }

@@ -5,6 +5,7 @@
 /// ```
 /// propd [--socket PATH] [--database PATH] [--bindings DIR] [--config FILE]
 ///       [--durability full|normal] [--history-per-key N]
+///       [--etcd URL,URL,... [--etcd-prefix PREFIX]]
 /// ```
 public struct DaemonFlags: Sendable, Hashable {
     public var socket: String?
@@ -14,11 +15,17 @@ public struct DaemonFlags: Sendable, Hashable {
     public var config: String?
     public var durability: Durability?
     public var historyPerKey: Int?
+    /// `--etcd`: the etcd members' client URLs, comma-separated (cluster mode).
+    public var etcd: String?
+    /// `--etcd-prefix`: where the space lives in etcd.
+    public var etcdPrefix: String?
 
     public init(
         socket: String? = nil, database: String? = nil, bindings: String? = nil, config: String? = nil,
-        durability: Durability? = nil, historyPerKey: Int? = nil
+        durability: Durability? = nil, historyPerKey: Int? = nil, etcd: String? = nil, etcdPrefix: String? = nil
     ) {
+        self.etcd = etcd
+        self.etcdPrefix = etcdPrefix
         self.socket = socket
         self.database = database
         self.bindings = bindings

@@ -26,7 +26,8 @@ public enum Daemon {
         let listenAddress: ListenAddress
         do {
             listenAddress = try ListenAddress.choose(socketPath: configuration.socketPath, passed: ListenFDs.adopt())
-            var files = [configuration.databasePath]
+            // In cluster mode the space is in etcd: no database file.
+            var files = configuration.cluster == nil ? [configuration.databasePath] : []
             if case .path(let path) = listenAddress { files.append(path) }
             try Directories.prepare(for: files, uid: getuid())
         } catch {
@@ -34,18 +35,10 @@ public enum Daemon {
         }
         // The socket first: a refused start creates no database file.
         if case .path(let path) = listenAddress { try Exclusivity.checkSocketFree(path) }
-        try Exclusivity.lockDatabase(configuration.databasePath, pid: getpid())
+        if configuration.cluster == nil { try Exclusivity.lockDatabase(configuration.databasePath, pid: getpid()) }
 
-        let store: PropertyStore
-        do {
-            store = try PropertyStore(
-                path: configuration.databasePath,
-                configuration: StoreConfiguration(
-                    durability: configuration.durability == .full ? .full : .normal,
-                    historyPerKey: configuration.historyPerKey))
-        } catch {
-            throw DaemonStartError(description: "cannot open the database: \(error)")
-        }
+        let opened = try await OpenedStore.open(configuration)
+        let store = opened.store
         let hub = SubscriptionHub(encoder: IOPropdInterface.eventParametersEncoder)
         let service: PropertyService
         do {
@@ -129,12 +122,7 @@ public enum Daemon {
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger))
         try await group.run()
-        store.close()
-        do {
-            try store.checkpoint()
-        } catch {
-            logger.error("the write-ahead log was not checkpointed; it is replayed at the next start", metadata: ["error": "\(error)"])
-        }
+        opened.finish(logger)
         let writes = store.statistics
         logger.notice("stopped", metadata: [
             "revision": "\(store.revision)", "transactions": "\(writes.batches)",

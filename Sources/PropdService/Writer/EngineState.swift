@@ -40,9 +40,10 @@ struct EngineState {
     }
 
     /// Rebuilds the engine from what `transaction` sees when the engine may
-    /// hold changes the store rolled back.
+    /// hold changes the store rolled back, or lack changes another writer
+    /// made (a cluster's other nodes).
     mutating func resynchronize(for transaction: WriteTransaction) throws(StoreError) {
-        guard lastChanged >= transaction.revision else { return }
+        guard lastChanged >= transaction.revision || transaction.spaceChangedElsewhere else { return }
         engine = BindingEngine(clock: clock)
         engine.limits = limits
         engine.restore(try transaction.allBindings())

@@ -15,6 +15,13 @@ public struct WriteTransaction {
     public let revision: Revision
     /// The property changes made so far, in the order first made.
     public private(set) var changes: [Change] = []
+    /// The store knows the space changed other than through its own earlier
+    /// requests (a cluster store: another node's write to bindings, their
+    /// state, expiries or commands; or this request's body ran before and
+    /// was not applied). Whoever keeps state derived from the store must
+    /// read it again. Always false for ``PropertyStore``, whose writer is
+    /// the only one.
+    public let spaceChangedElsewhere: Bool
 
     /// The batch this request runs in.
     let storage: any WriteBatchStorage
@@ -22,9 +29,10 @@ public struct WriteTransaction {
     private var changeIndex: [Key: Int] = [:]
 
     /// A request at `revision` in the batch `storage` (a store's writer makes these).
-    public init(storage: any WriteBatchStorage, revision: Revision) {
+    public init(storage: any WriteBatchStorage, revision: Revision, spaceChangedElsewhere: Bool = false) {
         self.storage = storage
         self.revision = revision
+        self.spaceChangedElsewhere = spaceChangedElsewhere
     }
 
     /// The changes as one ``ChangeSet`` at ``revision``.

@@ -1,0 +1,94 @@
+import EtcdTestSupport
+import Foundation
+import PropdClient
+import PropdCore
+import PropdTestSupport
+import Testing
+
+/// Real propd processes in cluster mode on a real three-member etcd.
+@Suite(.serialized, .enabled(if: EtcdCluster.executable != nil, "\(EtcdCluster.missingReason)"))
+struct ClusterNodeTests {
+    @Test func aSetOnNodeAIsSeenBySubscribersOnNodeBInRevisionOrder() async throws {
+        let nodes = try await TwoNodes(prefix: "/propd/it")
+        let (nodeA, nodeB, clientA, clientB) = (nodes.a, nodes.b, nodes.clientA, nodes.clientB)
+
+        let first = try await clientA.set(["site.mode": "day"])
+        let observer = EventCollector(clientB.observe(["site.*"]))
+        let synced = try await observer.synced()
+        // B's initial state already has A's first write.
+        #expect(synced.first == Event(key: "site.mode", kind: .initial, value: "day", revision: first))
+
+        var written: [Revision] = []
+        for i in 0..<10 { written.append(try await clientA.set(["site.level": .integer(Int64(i)), "site.mode": "run"])) }
+        let live = try await observer.take { events in events.filter { $0.kind == .set }.count == 20 }
+            .filter { $0.kind == .set }
+        #expect(live.map(\.revision) == written.flatMap { [$0, $0] })
+        #expect(live.filter { $0.key == "site.level" }.map(\.value) == (0..<10).map { .integer(Int64($0)) })
+        #expect(written == written.sorted())
+        // And the other way: a write on B reaches a subscriber on A.
+        let onA = EventCollector(clientA.observe(["site.mode"], initial: false))
+        _ = try await onA.synced()
+        let fromB = try await clientB.set(["site.mode": "night"])
+        let seenOnA = try await onA.take { $0.contains { $0.kind == .set } }
+        #expect(seenOnA.last == Event(key: "site.mode", kind: .set, value: "night", revision: fromB))
+        // The space is in etcd: neither node made a database file.
+        for node in [nodeA, nodeB] { #expect(!FileManager.default.fileExists(atPath: node.databasePath)) }
+    }
+
+    /// A binding declared on node A is applied by node B's writes: B's
+    /// engine reads the bindings again after another node changed them, and
+    /// the derived value commits with its cause, whichever node computed it.
+    @Test func aBindingDeclaredOnNodeAIsAppliedByWritesOnNodeB() async throws {
+        let nodes = try await TwoNodes(prefix: "/propd/bind")
+        let (clientA, clientB) = (nodes.clientA, nodes.clientB)
+
+        try await clientA.set(["room.temp": 20])
+        let observer = EventCollector(clientA.observe(["room.fahrenheit"], initial: false))
+        _ = try await observer.synced()
+        _ = try await clientA.bind("room.fahrenheit", "room.temp.map { $0 * 9 / 5 + 32 }")
+        _ = try await observer.take { $0.contains { $0.kind == .set } }
+
+        let written = try await clientB.set(["room.temp": 100])
+        let events = try await observer.take { $0.contains { $0.kind == .set && $0.revision == written } }
+        #expect(events.last == Event(key: "room.fahrenheit", kind: .set, value: 212, revision: written))
+        // Node B refuses to write the derived key, as node A would.
+        await #expect(throws: PropdClientError.self) { try await clientB.set(["room.fahrenheit": 1]) }
+        let onB = try await clientB.get(["room.fahrenheit"])
+        #expect(onB.first?.value == 212 && onB.first?.revision == written)
+    }
+
+    /// `History` and `since` on a node started after the writes: served
+    /// from etcd's history through the node's synchronous handlers.
+    @Test func historyAndSinceOnANewNodeComeFromEtcd() async throws {
+        let nodes = try await TwoNodes(prefix: "/propd/past")
+        var written: [Revision] = []
+        for i in 0..<5 { written.append(try await nodes.clientA.set(["past.k": .integer(Int64(i))])) }
+        let nodeC = try PropdProcess(extraArguments: nodes.clusterArguments)
+        let clientC = try await PropdClient.connect(to: nodeC.socketPath)
+        let history = try await clientC.history("past.k")
+        #expect(history.map(\.revision) == written.reversed())
+        #expect(history.map(\.value) == (0..<5).reversed().map { .integer(Int64($0)) })
+        let since = try await EventCollector(clientC.observe(["past.*"], since: written[1])).take { $0.last?.kind == .synced }
+        #expect(since.filter { $0.kind == .set }.map(\.revision) == Array(written[2...]))
+    }
+}
+
+/// A three-member etcd and two propd nodes on it, each with a client.
+struct TwoNodes {
+    let etcd: EtcdCluster
+    let a: PropdProcess
+    let b: PropdProcess
+    let clientA: PropdClient
+    let clientB: PropdClient
+    /// The flags that start another node on the same space.
+    let clusterArguments: [String]
+
+    init(prefix: String) async throws {
+        etcd = try EtcdCluster(members: 3)
+        clusterArguments = ["--etcd", etcd.clientURLs.joined(separator: ","), "--etcd-prefix", prefix]
+        a = try PropdProcess(extraArguments: clusterArguments)
+        b = try PropdProcess(extraArguments: clusterArguments)
+        clientA = try await PropdClient.connect(to: a.socketPath)
+        clientB = try await PropdClient.connect(to: b.socketPath)
+    }
+}
