@@ -46,6 +46,7 @@ extension EtcdWriteBatch {
     }
 
     func putBinding(_ binding: BindingRecord) throws(StoreError) {
+        guardEngineRow(.binding, binding.key)
         let value = BindingValue(expression: binding.expression, sources: binding.sources)
         bindings[binding.key] = .some(value)
         put(.binding, binding.key, value.bytes)
@@ -61,6 +62,7 @@ extension EtcdWriteBatch {
     }
 
     func putBindingState(_ key: Key, _ state: JSONValue) throws(StoreError) {
+        guardEngineRow(.state, key)
         states[key] = .some(state)
         put(.state, key, state.jsonBytes)
     }
@@ -98,6 +100,15 @@ extension EtcdWriteBatch {
     }
 
     // MARK: Rows
+
+    /// A binding's row or operator state written from the engine's memory
+    /// is a read of that row: the engine computed from its copy (the
+    /// snapshot's, as it is rebuilt when another node changed one), so
+    /// another node's newer row must fail the transaction, not be overwritten.
+    private func guardEngineRow(_ table: SpaceLayout.Table, _ key: Key) {
+        let written = table == .state ? states[key] != nil : bindings[key] != nil
+        if !written { guardRow(table, key) }
+    }
 
     private func write(_ key: Key, _ property: WrittenProperty) {
         properties[key] = .some(property)

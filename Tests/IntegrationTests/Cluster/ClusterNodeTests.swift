@@ -71,6 +71,40 @@ struct ClusterNodeTests {
         let since = try await EventCollector(clientC.observe(["past.*"], since: written[1])).take { $0.last?.kind == .synced }
         #expect(since.filter { $0.kind == .set }.map(\.revision) == Array(written[2...]))
     }
+
+    /// A diamond's two sources written at once on two nodes: every revision
+    /// has one derived value, and it is the binding applied to the sources
+    /// at that revision (a request whose inputs changed meanwhile ran again).
+    @Test func aDiamondWrittenOnTwoNodesAtOnceIsConsistentAtEveryRevision() async throws {
+        let nodes = try await TwoNodes(prefix: "/propd/diamond")
+        try await nodes.clientA.set(["dia.x": 0, "dia.y": 0])
+        try await nodes.clientA.bind("dia.pair", "combineLatest(dia.x, dia.y).map { x, y in [x, y] }")
+        let observer = EventCollector(nodes.clientA.observe(["dia.**"], initial: false))
+        _ = try await observer.synced()
+        let rounds = 12
+        let revisions = try await withThrowingTaskGroup(of: [Revision].self) { group in
+            for (client, key) in [(nodes.clientA, "dia.x"), (nodes.clientB, "dia.y")] {
+                group.addTask {
+                    var revisions: [Revision] = []
+                    for i in 1...rounds { revisions.append(try await client.set([key: .integer(Int64(i))])) }
+                    return revisions
+                }
+            }
+            return try await group.reduce(into: []) { $0 += $1 }
+        }
+        #expect(Set(revisions).count == 2 * rounds)
+        // A later revision on A's node: every event before it has arrived.
+        let end = try await nodes.clientA.set(["dia.end": true])
+        let events = try await observer.take { $0.contains { $0.revision == end } }.filter { $0.revision < end }
+        var values: [String: JSONValue] = ["dia.x": 0, "dia.y": 0]
+        for revision in Set(events.map(\.revision)).sorted() {
+            let atRevision = events.filter { $0.revision == revision }
+            for event in atRevision { values[event.key] = event.value }
+            #expect(atRevision.filter { $0.key == "dia.pair" }.count == 1, "one derived value at \(revision)")
+            #expect(values["dia.pair"] == .array([values["dia.x"] ?? .null, values["dia.y"] ?? .null]), "at \(revision)")
+        }
+        #expect(values["dia.pair"] == .array([.integer(Int64(rounds)), .integer(Int64(rounds))]))
+    }
 }
 
 /// A three-member etcd and two propd nodes on it, each with a client.
