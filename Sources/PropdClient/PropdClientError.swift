@@ -20,6 +20,8 @@ public enum PropdClientError: Error, Sendable, Equatable, CustomStringConvertibl
     case limitExceeded(limit: String, maximum: Int)
     /// The daemon could not write its database (disk full, I/O error); nothing was stored.
     case storageFailure(message: String)
+    /// A cluster node cannot reach an etcd quorum (`io.propd.Unavailable`).
+    case unavailable(message: String)
     /// Commands (CONTRACT 6.2): `CMD.enabled` exists and is not `true`.
     case commandDisabled(command: String)
     /// An execution of the command is already running.
@@ -56,6 +58,7 @@ public enum PropdClientError: Error, Sendable, Equatable, CustomStringConvertibl
         case .permissionDenied: return "io.propd.PermissionDenied"
         case .limitExceeded: return "io.propd.LimitExceeded"
         case .storageFailure: return "io.propd.StorageFailure"
+        case .unavailable: return "io.propd.Unavailable"
         case .commandDisabled: return "io.propd.CommandDisabled"
         case .commandBusy: return "io.propd.CommandBusy"
         case .noHandler: return "io.propd.NoHandler"
@@ -97,6 +100,7 @@ public enum PropdClientError: Error, Sendable, Equatable, CustomStringConvertibl
         case .permissionDenied(let key): return key.map { "permission denied on \($0)" } ?? "permission denied"
         case .limitExceeded(let limit, let maximum): return "limit \(limit) exceeded (maximum \(maximum))"
         case .storageFailure(let message): return "the daemon could not store the change: \(message)"
+        case .unavailable(let message): return "the cluster is unavailable: \(message)"
         case .other("org.varlink.service.InvalidParameter", let parameters):
             guard case .string(let parameter)? = parameters["parameter"] else { return "invalid parameter" }
             if case .string(let reason)? = parameters["reason"] { return "invalid \(parameter): \(reason)" }
@@ -143,6 +147,7 @@ public enum PropdClientError: Error, Sendable, Equatable, CustomStringConvertibl
             self = .permissionDenied(key: p["key"] == nil ? nil : string("key"))
         case "io.propd.LimitExceeded": self = .limitExceeded(limit: string("limit"), maximum: Int(int("maximum")))
         case "io.propd.StorageFailure": self = .storageFailure(message: string("message"))
+        case "io.propd.Unavailable": self = .unavailable(message: string("message"))
         case "io.propd.CommandDisabled": self = .commandDisabled(command: string("command"))
         case "io.propd.CommandBusy": self = .commandBusy(command: string("command"))
         case "io.propd.NoHandler": self = .noHandler(command: string("command"))

@@ -26,6 +26,8 @@ public enum ServiceError: Error, Sendable, Equatable, CustomStringConvertible {
     /// `LimitExceeded(limit, maximum)`: the call would cost more than a limit
     /// allows, e.g. recompute more derived keys than one revision may.
     case limitExceeded(limit: String, maximum: Int)
+    /// `Unavailable`: a cluster node cannot reach an etcd quorum.
+    case unavailable(message: String)
 
     /// The config name of the bound on derived recomputations per revision.
     public static let recomputationLimit = "max-derived-per-revision"
@@ -46,6 +48,7 @@ public enum ServiceError: Error, Sendable, Equatable, CustomStringConvertible {
         case .permissionDenied(let key): return "permission denied on \(key)"
         case .storage(let error): return error.description
         case .limitExceeded(let limit, let maximum): return "limit \(limit) (\(maximum)) exceeded"
+        case .unavailable(let message): return message
         }
     }
 
@@ -58,6 +61,7 @@ public enum ServiceError: Error, Sendable, Equatable, CustomStringConvertible {
             self = .revisionMismatch(key: key.rawValue, expected: expected, actual: actual)
         case .compacted(let since, let oldest): self = .revisionCompacted(since: since, oldest: oldest)
         case .limitExceeded(let limit, let maximum): self = .limitExceeded(limit: limit, maximum: maximum)
+        case .unavailable, .outcomeUnknown: self = .unavailable(message: error.description)
         default: self = .storage(error)
         }
     }

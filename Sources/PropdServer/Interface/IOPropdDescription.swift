@@ -141,4 +141,9 @@ error NoSuchInvocation (id: string)
 # I/O error). Nothing of the call was stored; it may be retried.
 error StorageFailure (message: string)
 
+# Cluster mode (contract 6.3): the node cannot reach an etcd quorum. A write
+# was not applied, unless message says its outcome is unknown (the quorum
+# went while it was in flight): then read before retrying.
+error Unavailable (message: string)
+
 """####

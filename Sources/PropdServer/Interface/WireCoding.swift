@@ -144,6 +144,8 @@ enum WireCoding {
                 name: prefix + "StorageFailure", parameters: ["message": .string(storeError.description)])
         case .limitExceeded(let limit, let maximum):
             return limitExceeded(limit, maximum: maximum)
+        case .unavailable(let message):
+            return VarlinkCallError(name: prefix + "Unavailable", parameters: ["message": .string(message)])
         }
     }
 

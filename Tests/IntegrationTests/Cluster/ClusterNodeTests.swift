@@ -105,6 +105,38 @@ struct ClusterNodeTests {
         }
         #expect(values["dia.pair"] == .array([.integer(Int64(rounds)), .integer(Int64(rounds))]))
     }
+
+    /// Two of three etcd members killed: a Set is `io.propd.Unavailable`;
+    /// another node's subscription stays open and, once etcd is back, goes
+    /// on with nothing skipped and no acknowledged write lost.
+    @Test func withoutQuorumASetIsUnavailableAndSubscriptionsResumeWithoutAGap() async throws {
+        let nodes = try await TwoNodes(prefix: "/propd/quorum")
+        let observer = EventCollector(nodes.clientB.observe(["q.k"], initial: false))
+        _ = try await observer.synced()
+        let before = try await nodes.clientA.set(["q.k": 1])
+        for index in 1..<3 { nodes.etcd.kill(index) }
+        var sawUnavailable = false
+        for attempt in 0..<4 where !sawUnavailable {
+            do {
+                _ = try await nodes.clientA.set(["q.lost": .integer(Int64(attempt))])
+                Issue.record("a Set was acknowledged without a quorum")
+            } catch {
+                guard case .unavailable = error else {
+                    Issue.record("expected Unavailable, got \(error)")
+                    continue
+                }
+                sawUnavailable = true
+            }
+        }
+        #expect(sawUnavailable)
+        for index in 1..<3 { try nodes.etcd.restart(index, waitForHealth: false) }
+        for index in 0..<3 { try nodes.etcd.waitUntilHealthy(index) }
+        let after = try await nodes.clientA.set(["q.k": 2])
+        let events = try await observer.take { $0.contains { $0.revision == after } }
+        #expect(events.map(\.revision) == [before, after])
+        #expect(events.map(\.value) == [1, 2])
+        #expect(try await nodes.clientB.get(["q.k"]).first?.revision == after)
+    }
 }
 
 /// A three-member etcd and two propd nodes on it, each with a client.
