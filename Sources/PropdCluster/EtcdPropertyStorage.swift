@@ -91,6 +91,7 @@ public final class EtcdPropertyStorage: PropertyStorage {
     /// Keeps the mirror current; after etcd compacted past it (a long
     /// disconnection), reads the space again.
     private func follow() async {
+        var pause = Duration.milliseconds(100)
         while !Task.isCancelled {
             do {
                 try await mirror.follow(etcd)
@@ -98,12 +99,23 @@ public final class EtcdPropertyStorage: PropertyStorage {
                 // The revisions in between are gone: `changes(after:)` below
                 // the new start is `compacted`. (The commit observer is not
                 // told yet: README, "The cluster store".)
-                try? await mirror.load(from: etcd)
+                do {
+                    try await mirror.load(from: etcd)
+                    pause = .milliseconds(100)
+                } catch {
+                    // etcd is unreachable: the watch that follows fails
+                    // again, and the read is retried at a slower pace.
+                }
                 // Anything may have changed: the next body's engine reads the space again.
                 mirror.shared.withLock { $0.foreignEngineChange = $0.space.revision }
             } catch {
-                return  // cancelled
+                // Cancelled, or a refusal the watch does not retry itself:
+                // follow again from the mirror's revision, never give up.
+                if Task.isCancelled { return }
             }
+            // Retry pacing while etcd refuses, not a synchronization.
+            try? await Task.sleep(for: pause)
+            pause = min(pause * 2, .seconds(2))
         }
     }
 
