@@ -18,24 +18,19 @@ extension IOPropdInterface {
         } catch {
             return responder.fail(error)
         }
-        // In the connection's order: a read sent after an Execute sees its end.
-        let eventLoop = connection.eventLoop
-        order.run(.write, on: connection.id) { [service, tickCommit] done, alone in
-            // Committed at the end of the loop's tick when it can be, as a lone Set is.
-            let tick = eventLoop.inEventLoop && alone ? tickCommit : nil
-            defer { tick?.schedule(on: eventLoop) }
-            service.execute(
-                keys, argument: argument, timeout: timeout, timer: Self.timer(on: eventLoop), deferred: tick != nil
-            ) { result in
-                switch result {
-                case .success(let execution):
-                    var reply: [String: JSONValue] = ["revision": .integer(execution.revision.rawValue)]
-                    if let value = execution.result { reply["result"] = value }
-                    responder.succeed(reply)
-                case .failure(let error):
-                    responder.fail(WireCoding.error(error))
-                }
-                done()
+        // A read sent after an Execute starts once it is answered (the
+        // connection handler's order), so it sees the execution's end.
+        service.execute(
+            keys, argument: argument, timeout: timeout, timer: Self.timer(on: connection.eventLoop),
+            from: .call(on: connection, responder)
+        ) { result in
+            switch result {
+            case .success(let execution):
+                var reply: [String: JSONValue] = ["revision": .integer(execution.revision.rawValue)]
+                if let value = execution.result { reply["result"] = value }
+                responder.succeed(reply)
+            case .failure(let error):
+                responder.fail(WireCoding.error(error))
             }
         }
     }
@@ -77,21 +72,15 @@ extension IOPropdInterface {
         }
         let peer = connection.peer
         let access = self.access
-        let eventLoop = connection.eventLoop
-        order.run(.write, on: connection.id) { [service, tickCommit] done, alone in
-            let tick = eventLoop.inEventLoop && alone ? tickCommit : nil
-            defer { tick?.schedule(on: eventLoop) }
-            service.complete(
-                id, result: result, error: error, deferred: tick != nil,
-                authorize: { command throws(ServiceError) in
-                    guard access.allows(.write, command, peer) else { throw .permissionDenied(command.rawValue) }
-                }
-            ) { outcome in
-                switch outcome {
-                case .success: responder.succeed([:])
-                case .failure(let error): responder.fail(WireCoding.error(error))
-                }
-                done()
+        service.complete(
+            id, result: result, error: error, from: .call(on: connection, responder),
+            authorize: { command throws(ServiceError) in
+                guard access.allows(.write, command, peer) else { throw .permissionDenied(command.rawValue) }
+            }
+        ) { outcome in
+            switch outcome {
+            case .success: responder.succeed([:])
+            case .failure(let error): responder.fail(WireCoding.error(error))
             }
         }
     }

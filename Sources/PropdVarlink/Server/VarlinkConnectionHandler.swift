@@ -244,8 +244,12 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
             slots.append(.answered(call.oneway ? nil : reply(result, method: call.method), closeAfter: false))
             drain()
         case .responding(let body):
+            // Alone: nothing before it still runs and nothing waits behind it.
+            let alone = slots.isEmpty && waiting.isEmpty
             slots.append(.running(method: call.method, oneway: call.oneway))
-            body(call, connection, VarlinkResponder(connection: loopBound, mailbox: connection.mailbox, sequence: sequence))
+            body(
+                call, connection,
+                VarlinkResponder(connection: loopBound, mailbox: connection.mailbox, sequence: sequence, alone: alone))
         case .streaming(let body):
             guard let channel = context?.channel else { return }
             let stream = VarlinkReplyStream(connection: loopBound, channel: channel, mailbox: connection.mailbox, sequence: sequence)
