@@ -189,7 +189,10 @@ let package = Package(
         ),
         .testTarget(
             name: "PropdServerTests",
-            dependencies: ["PropdServer", "PropdCore", "PropdTestSupport"],
+            dependencies: [
+                "PropdServer", "PropdService", "PropdStore", "PropdVarlink", "PropdCore", "PropdTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strictSwift6
         ),
         // Runs the real propctl against a real propd.
