@@ -145,6 +145,15 @@ let package = Package(
             swiftSettings: strictSwift6
         ),
 
+        // A hand-run event loop for the store's and the service's in-process
+        // tests of where writes commit.
+        .target(
+            name: "PropdStoreTestSupport",
+            dependencies: ["PropdStore"],
+            path: "Tests/Support/PropdStoreTestSupport",
+            swiftSettings: strictSwift6
+        ),
+
         .testTarget(
             name: "PropdCoreTests",
             dependencies: ["PropdCore", .product(name: "PropertyBased", package: "swift-property-based")],
@@ -153,7 +162,7 @@ let package = Package(
         .testTarget(
             name: "PropdStoreTests",
             dependencies: [
-                "PropdStore", "PropdCore", "PropdTestSupport",
+                "PropdStore", "PropdCore", "PropdTestSupport", "PropdStoreTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
@@ -181,7 +190,7 @@ let package = Package(
         .testTarget(
             name: "PropdServiceTests",
             dependencies: [
-                "PropdService", "PropdStore", "PropdBindings", "PropdCore", "PropdTestSupport",
+                "PropdService", "PropdStore", "PropdBindings", "PropdCore", "PropdTestSupport", "PropdStoreTestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],

@@ -1,5 +1,6 @@
 import PropdCore
 import PropdStore
+import PropdStoreTestSupport
 import Synchronization
 import Testing
 

@@ -4,6 +4,7 @@ import Glibc
 #endif
 import PropdCore
 import PropdStore
+import PropdStoreTestSupport
 import Synchronization
 import Testing
 

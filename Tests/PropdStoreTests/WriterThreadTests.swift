@@ -1,6 +1,7 @@
 import Foundation
 import PropdCore
 import PropdStore
+import PropdStoreTestSupport
 import Synchronization
 import Testing
 

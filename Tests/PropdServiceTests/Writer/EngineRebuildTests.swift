@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import PropdCore
 import PropdStore
+import PropdStoreTestSupport
 import Synchronization
 import Testing
 

@@ -1,27 +1,27 @@
-import PropdStore
+public import PropdStore
 import Synchronization
 
 /// An event loop as the store sees it, run by hand: whoever submits is on
 /// it (unless told otherwise), and its tick ends when the test says so.
-final class ManualLoop: WriteLoop {
+public final class ManualLoop: WriteLoop {
     private let afterTick = Mutex<[@Sendable () -> Void]>([])
-    let isCurrent: Bool
+    public let isCurrent: Bool
 
-    init(isCurrent: Bool = true) {
+    public init(isCurrent: Bool = true) {
         self.isCurrent = isCurrent
     }
 
-    var identity: ObjectIdentifier { ObjectIdentifier(self) }
+    public var identity: ObjectIdentifier { ObjectIdentifier(self) }
 
-    func executeAfterTick(_ work: @escaping @Sendable () -> Void) {
+    public func executeAfterTick(_ work: @escaping @Sendable () -> Void) {
         afterTick.withLock { $0.append(work) }
     }
 
     /// Work waiting for the end of the tick.
-    var scheduled: Int { afterTick.withLock { $0.count } }
+    public var scheduled: Int { afterTick.withLock { $0.count } }
 
     /// Ends the tick: runs what waits for it, on the calling thread.
-    func endTick() {
+    public func endTick() {
         let work = afterTick.withLock { work in
             var taken: [@Sendable () -> Void] = []
             swap(&taken, &work)
@@ -31,5 +31,5 @@ final class ManualLoop: WriteLoop {
     }
 
     /// A call alone on its connection, handled on this loop.
-    var lone: WriteOrigin { .loop(self, alone: true) }
+    public var lone: WriteOrigin { .loop(self, alone: true) }
 }
