@@ -1,6 +1,7 @@
 public import PropdCore
 import NIOCore
 import PropdVarlink
+import PropdWire
 
 /// What a command handler throws to answer an invocation with this exact
 /// message (any other error is answered with its description).
@@ -40,9 +41,7 @@ extension PropdClient {
             let milliseconds = timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000
             parameters["timeout"] = .integer(milliseconds)
         }
-        let reply = try await call("Execute", parameters)
-        let result = reply["result"].flatMap { $0 == .null ? nil : $0 }
-        return ExecutionResult(result: result, revision: try WireDecoding.revision(reply, "revision"))
+        return try await call(.execute, parameters)
     }
 
     /// Serves `commands` until the calling task is cancelled: each invocation
@@ -81,15 +80,17 @@ extension PropdClient {
             throw PropdClientError.from(error, path: socketPath)
         }
         let answers = InvocationAnswers(socketPath: socketPath, eventLoop: stream.eventLoop)
-        let replies = stream.stream("io.propd.Serve", ["commands": .array(commands.map { .string($0) })])
+        let replies = stream.stream(IOPropdMethod.serve.qualifiedName, ["commands": .array(commands.map { .string($0) })])
         do {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 var running = 0
                 for try await reply in replies {
-                    guard case .object(let object)? = reply["invocation"] else {
-                        throw PropdClientError.malformedReply("a Serve reply without an invocation")
+                    let invocation: Invocation
+                    do throws(WireShapeError) {
+                        invocation = try InvocationReply(parameters: reply).invocation
+                    } catch {
+                        throw PropdClientError.malformedReply(error.message)
                     }
-                    let invocation = try WireDecoding.invocation(object)
                     if parallel <= 1 {
                         try await answers.answer(invocation, handler: handler)
                         continue
@@ -158,7 +159,7 @@ actor InvocationAnswers {
         var parameters = parameters
         for attempt in 0..<3 {
             do {
-                _ = try await open().call("io.propd.Complete", parameters)
+                _ = try await open().call(IOPropdMethod.complete.qualifiedName, parameters)
                 return
             } catch {
                 let failure = PropdClientError.from(error, path: socketPath)
@@ -193,13 +194,5 @@ actor InvocationAnswers {
         } catch {
             throw PropdClientError.from(error, path: socketPath)
         }
-    }
-}
-
-extension WireDecoding {
-    static func invocation(_ object: [String: JSONValue]) throws(PropdClientError) -> Invocation {
-        Invocation(
-            id: try string(object, "id"), command: try key(try string(object, "command")),
-            argument: object["argument"].flatMap { $0 == .null ? nil : $0 })
     }
 }

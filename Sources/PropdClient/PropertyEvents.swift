@@ -1,5 +1,6 @@
 public import PropdCore
 import PropdVarlink
+import PropdWire
 
 extension PropdClient {
     /// The current values of matching keys, then every change (RACObserve).
@@ -104,10 +105,15 @@ public struct PropertyEvents: AsyncSequence, Sendable {
                         report(.lost(.connectionClosed(path: socketPath, reason: "the daemon ended the subscription")))
                         continue
                     }
-                    guard case .object(let object)? = reply["event"] else {
+                    guard case .object? = reply["event"] else {
                         continue  // a final reply without an event
                     }
-                    let event = try WireDecoding.event(object)
+                    let event: Event
+                    do {
+                        event = try EventReply(parameters: reply).event
+                    } catch {
+                        throw PropdClientError.malformedReply(error.message)
+                    }
                     guard position.admit(event) else { continue }
                     reconnectDelay = .milliseconds(50)
                     return event
@@ -148,7 +154,7 @@ public struct PropertyEvents: AsyncSequence, Sendable {
                     let connection = try await VarlinkConnection.connect(to: socketPath)
                     self.connection = connection
                     let parameters = request.parameters(resumingAfter: position.resumeRevision)
-                    replies = connection.stream("io.propd.Subscribe", parameters).makeAsyncIterator()
+                    replies = connection.stream(IOPropdMethod.subscribe.qualifiedName, parameters).makeAsyncIterator()
                     position.reconnected()
                     hasConnected = true
                     if lost {

@@ -2,6 +2,7 @@ import PropdCore
 import Synchronization
 public import PropdService
 public import PropdVarlink
+import PropdWire
 
 /// Limits the io.propd handlers enforce, each answered with
 /// `LimitExceeded(limit, maximum)`.
@@ -57,35 +58,35 @@ public struct IOPropdInterface: Sendable {
     /// The interface, ready to register with a ``VarlinkServer``.
     public var varlinkInterface: VarlinkInterface {
         VarlinkInterface(
-            name: "io.propd", description: ioPropdDescription,
+            name: IOPropdMethod.interface, description: ioPropdDescription,
             methods: [
                 // Reads of possibly large replies are made one at a time as the
                 // connection has room (see VarlinkMethod.startingAfterEarlierCalls).
-                .responding("Get") { call, connection, responder in
+                .responding(IOPropdMethod.get.rawValue) { call, connection, responder in
                     afterWrites(connection, responder) { () throws(VarlinkCallError) in try get(call, connection) }
                 }.startingAfterEarlierCalls(),
-                .responding("List") { call, connection, responder in
+                .responding(IOPropdMethod.list.rawValue) { call, connection, responder in
                     afterWrites(connection, responder) { () throws(VarlinkCallError) in try list(call, connection) }
                 }.startingAfterEarlierCalls(),
-                .responding("Set") { call, connection, responder in set(call, connection, responder) },
-                .responding("Delete") { call, connection, responder in delete(call, connection, responder) },
-                .streaming("Subscribe") { call, connection, stream in subscribe(call, connection, stream) },
-                .responding("History") { call, connection, responder in
+                .responding(IOPropdMethod.set.rawValue) { call, connection, responder in set(call, connection, responder) },
+                .responding(IOPropdMethod.delete.rawValue) { call, connection, responder in delete(call, connection, responder) },
+                .streaming(IOPropdMethod.subscribe.rawValue) { call, connection, stream in subscribe(call, connection, stream) },
+                .responding(IOPropdMethod.history.rawValue) { call, connection, responder in
                     afterWrites(connection, responder) { () throws(VarlinkCallError) in try history(call, connection) }
                 }.startingAfterEarlierCalls(),
-                .responding("Bind") { call, connection, responder in bind(call, connection, responder) },
-                .responding("Unbind") { call, connection, responder in unbind(call, connection, responder) },
-                .responding("Bindings") { call, connection, responder in
+                .responding(IOPropdMethod.bind.rawValue) { call, connection, responder in bind(call, connection, responder) },
+                .responding(IOPropdMethod.unbind.rawValue) { call, connection, responder in unbind(call, connection, responder) },
+                .responding(IOPropdMethod.bindings.rawValue) { call, connection, responder in
                     afterWrites(connection, responder) { () throws(VarlinkCallError) in try bindings(call, connection) }
                 }.startingAfterEarlierCalls(),
-                .responding("Stats") { _, connection, responder in
+                .responding(IOPropdMethod.stats.rawValue) { _, connection, responder in
                     afterWrites(connection, responder) { () throws(VarlinkCallError) in try stats() }
                 },
-                .responding("Reload") { _, connection, responder in reload(connection, responder) },
+                .responding(IOPropdMethod.reload.rawValue) { _, connection, responder in reload(connection, responder) },
                 // Commands (CONTRACT 6.2): IOPropdInterface+Commands.swift.
-                .responding("Execute") { call, connection, responder in execute(call, connection, responder) },
-                .streaming("Serve") { call, connection, stream in serve(call, connection, stream) },
-                .responding("Complete") { call, connection, responder in complete(call, connection, responder) },
+                .responding(IOPropdMethod.execute.rawValue) { call, connection, responder in execute(call, connection, responder) },
+                .streaming(IOPropdMethod.serve.rawValue) { call, connection, stream in serve(call, connection, stream) },
+                .responding(IOPropdMethod.complete.rawValue) { call, connection, responder in complete(call, connection, responder) },
             ])
     }
 
@@ -125,6 +126,6 @@ public struct IOPropdInterface: Sendable {
     }
 
     func checkCount(_ count: Int, _ limit: String, _ maximum: Int) throws(VarlinkCallError) {
-        if count > maximum { throw WireCoding.limitExceeded(limit, maximum: maximum) }
+        if count > maximum { throw VarlinkCallError(.limitExceeded(limit: limit, maximum: maximum)) }
     }
 }
