@@ -18,10 +18,7 @@ extension IOPropdInterface {
         }
         Task {
             let outcome = await runReload()
-            responder.succeed(
-                ReloadReply(
-                    revision: outcome.revision, errors: outcome.errors, applied: outcome.applied, refused: outcome.refused
-                ).parameters)
+            responder.succeed(outcome.parameters)
         }
     }
 }

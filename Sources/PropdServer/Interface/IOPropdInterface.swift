@@ -2,7 +2,7 @@ import PropdCore
 import Synchronization
 public import PropdService
 public import PropdVarlink
-import PropdWire
+public import PropdWire
 
 /// Limits the io.propd handlers enforce, each answered with
 /// `LimitExceeded(limit, maximum)`.
@@ -42,7 +42,7 @@ public struct IOPropdInterface: Sendable {
     let connections: @Sendable () -> Int
     /// What `Reload` runs (the daemon's reloader); without it `Reload` is
     /// `MethodNotImplemented`.
-    public var runReload: (@Sendable () async -> ReloadOutcome)?
+    public var runReload: (@Sendable () async -> ReloadReply)?
 
     public init(
         service: PropertyService, limits: InterfaceLimits = InterfaceLimits(), access: any AccessCheck = AllowAll(),

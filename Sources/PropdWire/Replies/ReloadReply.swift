@@ -12,7 +12,7 @@ public struct ReloadReply: IOPropdReply {
     public var applied: [String]
     public var refused: [String]
 
-    public init(revision: Revision, errors: [String], applied: [String] = [], refused: [String] = []) {
+    public init(revision: Revision, errors: [String] = [], applied: [String] = [], refused: [String] = []) {
         self.revision = revision
         self.errors = errors
         self.applied = applied
