@@ -69,15 +69,16 @@ public final class PropdClient: Sendable {
         }
     }
 
-    /// Calls `method` and reads its reply as `Reply`.
-    func call<Reply: IOPropdReply>(
-        _ method: IOPropdMethod, _ parameters: [String: JSONValue] = [:], replying _: Reply.Type = Reply.self
-    ) async throws(PropdClientError) -> Reply {
+    /// Makes `call` and reads its reply as `Reply`.
+    func call<Reply: IOPropdReply>(_ call: IOPropdCall, replying _: Reply.Type = Reply.self) async throws(PropdClientError)
+        -> Reply
+    {
         let reply: [String: JSONValue]
+        let method = call.method.qualifiedName
         do {
             switch connection {
-            case .eventLoop(let connection): reply = try await connection.call(method.qualifiedName, parameters)
-            case .blockingSocket(let connection): reply = try connection.call(method.qualifiedName, parameters)
+            case .eventLoop(let connection): reply = try await connection.call(method, call.parameters)
+            case .blockingSocket(let connection): reply = try connection.call(method, call.parameters)
             }
         } catch {
             throw PropdClientError.from(error, path: socketPath)
@@ -101,10 +102,7 @@ public final class PropdClient: Sendable {
     public func set(_ values: [String: JSONValue], expect: [String: Revision] = [:], ttl: Int64? = nil)
         async throws(PropdClientError) -> Revision
     {
-        var parameters: [String: JSONValue] = ["values": .object(values)]
-        if !expect.isEmpty { parameters["expect"] = Self.encode(expect) }
-        if let ttl { parameters["ttl"] = .integer(ttl) }
-        return try await call(.set, parameters, replying: RevisionReply.self).revision
+        try await call(.set(values: values, expect: expect, ttl: ttl), replying: RevisionReply.self).revision
     }
 
     /// Deletes the keys, and every non-derived key matching `patterns`,
@@ -114,10 +112,7 @@ public final class PropdClient: Sendable {
     public func delete(_ keys: [String], expect: [String: Revision] = [:], patterns: [String] = [])
         async throws(PropdClientError) -> Revision
     {
-        var parameters: [String: JSONValue] = ["keys": .array(keys.map { .string($0) })]
-        if !expect.isEmpty { parameters["expect"] = Self.encode(expect) }
-        if !patterns.isEmpty { parameters["patterns"] = .array(patterns.map { .string($0) }) }
-        return try await call(.delete, parameters, replying: RevisionReply.self).revision
+        try await call(.delete(keys: keys, expect: expect, patterns: patterns), replying: RevisionReply.self).revision
     }
 
     /// Declares or replaces the binding of `key`; returns its sources.
@@ -128,16 +123,14 @@ public final class PropdClient: Sendable {
     public func bind(_ key: String, _ expression: String, state: JSONValue? = nil) async throws(PropdClientError)
         -> (revision: Revision, sources: [String])
     {
-        var parameters: [String: JSONValue] = ["key": .string(key), "expression": .string(expression)]
-        if let state { parameters["state"] = state }
-        let reply = try await call(.bind, parameters, replying: BindReply.self)
+        let reply = try await call(.bind(key: key, expression: expression, state: state), replying: BindReply.self)
         return (reply.revision, reply.sources)
     }
 
     /// Removes the binding of `key`; the key keeps its last value.
     @discardableResult
     public func unbind(_ key: String) async throws(PropdClientError) -> Revision {
-        try await call(.unbind, ["key": .string(key)], replying: RevisionReply.self).revision
+        try await call(.unbind(key: key), replying: RevisionReply.self).revision
     }
 
     // MARK: Reads
@@ -145,9 +138,7 @@ public final class PropdClient: Sendable {
     /// The named properties, in the order asked; with `revision`, as they
     /// were at that revision (from history).
     public func get(_ keys: [String], revision: Revision? = nil) async throws(PropdClientError) -> [Property] {
-        var parameters: [String: JSONValue] = ["keys": .array(keys.map { .string($0) })]
-        if let revision { parameters["revision"] = .integer(revision.rawValue) }
-        return try await call(.get, parameters, replying: PropertiesReply.self).properties
+        try await call(.get(keys: keys, revision: revision), replying: PropertiesReply.self).properties
     }
 
     /// The properties matching `pattern` (all when `nil`), sorted by key, and
@@ -155,10 +146,7 @@ public final class PropdClient: Sendable {
     public func list(_ pattern: String? = nil, limit: Int? = nil) async throws(PropdClientError)
         -> (properties: [Property], revision: Revision)
     {
-        var parameters: [String: JSONValue] = [:]
-        if let pattern { parameters["pattern"] = .string(pattern) }
-        if let limit { parameters["limit"] = .integer(Int64(limit)) }
-        let reply = try await call(.list, parameters, replying: ListReply.self)
+        let reply = try await call(.list(pattern: pattern, limit: limit), replying: ListReply.self)
         return (reply.properties, reply.revision)
     }
 
@@ -166,15 +154,12 @@ public final class PropdClient: Sendable {
     public func history(_ key: String, limit: Int? = nil, before: Revision? = nil) async throws(PropdClientError)
         -> [Event]
     {
-        var parameters: [String: JSONValue] = ["key": .string(key)]
-        if let limit { parameters["limit"] = .integer(Int64(limit)) }
-        if let before { parameters["before"] = .integer(before.rawValue) }
-        return try await call(.history, parameters, replying: HistoryReply.self).entries
+        try await call(.history(key: key, limit: limit, before: before), replying: HistoryReply.self).entries
     }
 
     /// The declared bindings matching `pattern`, sorted by key.
     public func bindings(_ pattern: String? = nil) async throws(PropdClientError) -> [BindingInfo] {
-        try await call(.bindings, pattern.map { ["pattern": .string($0)] } ?? [:], replying: BindingsReply.self).bindings
+        try await call(.bindings(pattern: pattern), replying: BindingsReply.self).bindings
     }
 
     /// Reads the configuration and the binding files again, as SIGHUP does;
@@ -186,9 +171,5 @@ public final class PropdClient: Sendable {
     /// Figures of the running daemon.
     public func stats() async throws(PropdClientError) -> DaemonStatistics {
         try await call(.stats)
-    }
-
-    static func encode(_ expect: [String: Revision]) -> JSONValue {
-        .object(expect.mapValues { .integer($0.rawValue) })
     }
 }

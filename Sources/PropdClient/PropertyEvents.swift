@@ -47,15 +47,12 @@ public struct PropertyEvents: AsyncSequence, Sendable {
         var coalesce: Bool?
 
         func parameters(resumingAfter resume: Revision?) -> [String: JSONValue] {
-            var p: [String: JSONValue] = ["patterns": .array(patterns.map { .string($0) })]
-            if let since = resume ?? since {
-                p["since"] = .integer(since.rawValue)
-            } else {
-                if let replay { p["replay"] = .integer(Int64(replay)) }
-                if let initial { p["initial"] = .bool(initial) }
-            }
-            if let coalesce { p["coalesce"] = .bool(coalesce) }
-            return p
+            // Resuming replaces replay and initial: the events since are what is missing.
+            let since = resume ?? since
+            return IOPropdCall.subscribe(
+                patterns: patterns, since: since, replay: since == nil ? replay : nil,
+                initial: since == nil ? initial : nil, coalesce: coalesce
+            ).parameters
         }
     }
 

@@ -7,6 +7,7 @@ import Testing
 /// fields, errors with their parameters.
 struct DeclaredInterface {
     var replyFields: [String: Set<String>] = [:]
+    var callParameters: [String: Set<String>] = [:]
     var errorParameters: [String: Set<String>] = [:]
     var typeFields: [String: Set<String>] = [:]
 
@@ -29,6 +30,7 @@ struct DeclaredInterface {
         }.joined(separator: " ")
         for declaration in uncommented.components(separatedBy: "method ").dropFirst() {
             let name = String(declaration.prefix { $0.isLetter })
+            callParameters[name] = Self.fields(in: String(declaration.dropFirst(name.count)))
             guard let arrow = declaration.range(of: "->") else { continue }
             replyFields[name] = Self.fields(in: String(declaration[arrow.upperBound...]))
         }
@@ -84,6 +86,15 @@ struct DeclaredInterface {
         #expect(Set(try #require(binding.wireValue.fields).keys) == idl.typeFields["Binding"])
         let invocation = try #require(WireSamples.invocations.first)
         #expect(Set(try #require(invocation.wireValue.fields).keys) == idl.typeFields["Invocation"])
+    }
+
+    @Test(arguments: WireSamples.fullCalls)
+    func callParametersAreTheIDLs(call: IOPropdCall) {
+        #expect(Set(call.parameters.keys) == idl.callParameters[call.method.rawValue])
+    }
+
+    @Test func everyMethodHasAFullCallSample() {
+        #expect(Set(WireSamples.fullCalls.map(\.method)) == Set(IOPropdMethod.allCases))
     }
 
     @Test(arguments: IOPropdMethod.allCases)

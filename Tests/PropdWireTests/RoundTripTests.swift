@@ -73,6 +73,18 @@ import Testing
         #expect(throws: WireShapeError("missing uptimeSeconds")) { try DaemonStatistics(parameters: ["revision": 1]) }
     }
 
+    /// A client leaves out what it was not given: the daemon's defaults apply.
+    @Test func absentParametersAreLeftOut() {
+        #expect(IOPropdCall.set(values: ["a": 1], expect: [:], ttl: nil).parameters == ["values": .object(["a": 1])])
+        #expect(IOPropdCall.delete(keys: [], expect: [:], patterns: []).parameters == ["keys": .array([])])
+        #expect(IOPropdCall.list(pattern: nil, limit: nil).parameters.isEmpty)
+        #expect(
+            IOPropdCall.subscribe(patterns: ["a"], since: nil, replay: nil, initial: nil, coalesce: nil).parameters
+                == ["patterns": .array(["a"])])
+        #expect(IOPropdCall.complete(id: "i", result: nil, error: nil).parameters == ["id": "i"])
+        #expect(IOPropdCall.execute(command: "c", argument: .null, timeout: nil).parameters == ["command": "c", "argument": .null])
+    }
+
     /// Absent and `null` optional fields read the same.
     @Test func nullOptionalsReadAsAbsent() throws {
         let reply = try ReloadReply(parameters: ["revision": 2, "errors": .array([]), "applied": .null])

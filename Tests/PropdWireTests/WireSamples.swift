@@ -60,6 +60,24 @@ enum WireSamples {
         .storageFailure(message: "disk I/O error"),
     ]
 
+    /// A call of each method with every optional parameter given.
+    static let fullCalls: [IOPropdCall] = [
+        .get(keys: ["a", "b"], revision: Revision(3)),
+        .list(pattern: "room.*", limit: 10),
+        .set(values: ["a": 1], expect: ["a": Revision(0)], ttl: 1000),
+        .delete(keys: ["a"], expect: ["a": Revision(2)], patterns: ["tmp.*"]),
+        .subscribe(patterns: ["room.*"], since: Revision(4), replay: 2, initial: false, coalesce: true),
+        .history(key: "a", limit: 5, before: Revision(9)),
+        .bind(key: "c", expression: "a", state: .object([:])),
+        .unbind(key: "c"),
+        .bindings(pattern: "c*"),
+        .reload,
+        .stats,
+        .execute(command: "door.open", argument: "now", timeout: 500),
+        .serve(commands: ["door.open"]),
+        .complete(id: "inv-1", result: .bool(true), error: "jammed"),
+    ]
+
     /// A reply of `method` with every optional field filled.
     static func fullReply(_ method: IOPropdMethod) -> any IOPropdReply {
         replies(method)[0]
