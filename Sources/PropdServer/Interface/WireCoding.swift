@@ -3,8 +3,9 @@ import PropdService
 import PropdVarlink
 import PropdWire
 
-/// io.propd's parameters and types on the wire: decoding with the
-/// contract's errors, encoding as the IDL declares.
+/// The daemon's side of io.propd: call parameters decoded with the
+/// contract's errors for bad input, and the service's types and failures
+/// turned into PropdWire's shapes and ``IOPropdError``s.
 enum WireCoding {
     // MARK: Decoding
 
@@ -63,6 +64,7 @@ enum WireCoding {
 
     // MARK: Encoding
 
+    /// A binding as `Bindings` lists it.
     static func binding(_ binding: BindingDescription) -> BindingInfo {
         BindingInfo(
             key: binding.key.rawValue, expression: binding.expression, sources: binding.sources.map(\.rawValue),
