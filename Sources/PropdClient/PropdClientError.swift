@@ -44,13 +44,15 @@ public enum PropdClientError: Error, Sendable, Equatable, CustomStringConvertibl
 
     /// The contract's error name (`io.propd.NoSuchKey`), or a name for a connection failure.
     public var name: String {
-        if let refusal { return refusal.qualifiedName }
         switch self {
         case .other(let name, _): return name
         case .cannotConnect: return "CannotConnect"
         case .connectionClosed: return "ConnectionClosed"
         case .malformedReply: return "MalformedReply"
-        default: return IOPropdError.Name.permissionDenied.qualifiedName  // `permissionDenied` without a key
+        case .permissionDenied(nil): return IOPropdError.Name.permissionDenied.qualifiedName
+        default:
+            // Every other case is one of io.propd's errors.
+            return refusal?.qualifiedName ?? "Unknown"
         }
     }
 
