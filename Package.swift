@@ -38,6 +38,10 @@ let package = Package(
         .target(name: "PropdJSON", swiftSettings: strictSwift6),
         // Values, keys, patterns, revisions, events. No I/O.
         .target(name: "PropdCore", dependencies: ["PropdJSON"], swiftSettings: strictSwift6),
+        // io.propd's vocabulary: method names, reply shapes and error names with
+        // their parameters, written once for the daemon, the client, propctl
+        // and the subscription hub's event encoder. No I/O.
+        .target(name: "PropdWire", dependencies: ["PropdCore"], swiftSettings: strictSwift6),
         // The binding language and the glitch-free dataflow graph. Pure.
         .target(name: "PropdBindings", dependencies: ["PropdCore"], swiftSettings: strictSwift6),
         // SQLite: migrations from schema/, properties, history, bindings, group commit.
@@ -52,7 +56,7 @@ let package = Package(
         .target(
             name: "PropdService",
             dependencies: [
-                "PropdCore", "PropdBindings", "PropdStore",
+                "PropdCore", "PropdBindings", "PropdStore", "PropdWire",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSwift6
@@ -74,7 +78,7 @@ let package = Package(
         .target(
             name: "PropdServer",
             dependencies: [
-                "PropdCore", "PropdService", "PropdVarlink", "CMallocTuning",
+                "PropdCore", "PropdService", "PropdVarlink", "PropdWire", "CMallocTuning",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -88,7 +92,7 @@ let package = Package(
         .target(
             name: "PropdClient",
             dependencies: [
-                "PropdCore", "PropdVarlink",
+                "PropdCore", "PropdVarlink", "PropdWire",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
@@ -160,6 +164,11 @@ let package = Package(
             swiftSettings: strictSwift6
         ),
         .testTarget(
+            name: "PropdWireTests",
+            dependencies: ["PropdWire", "PropdCore", "PropdClient"],
+            swiftSettings: strictSwift6
+        ),
+        .testTarget(
             name: "PropdStoreTests",
             dependencies: [
                 "PropdStore", "PropdCore", "PropdTestSupport", "PropdStoreTestSupport",
@@ -190,7 +199,8 @@ let package = Package(
         .testTarget(
             name: "PropdServiceTests",
             dependencies: [
-                "PropdService", "PropdStore", "PropdBindings", "PropdCore", "PropdTestSupport", "PropdStoreTestSupport",
+                "PropdService", "PropdStore", "PropdBindings", "PropdCore", "PropdWire", "PropdTestSupport",
+                "PropdStoreTestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],

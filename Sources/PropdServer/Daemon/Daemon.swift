@@ -3,18 +3,17 @@ public import Logging
 import PropdService
 import PropdStore
 import PropdVarlink
+import PropdWire
 import ServiceLifecycle
-
-/// Why the daemon could not start; it exits non-zero with this message.
-public struct DaemonStartError: Error, CustomStringConvertible {
-    public var description: String
-}
 
 /// propd assembled: store, service, io.propd on a Varlink server, systemd
 /// notification, SIGHUP reload and SIGTERM graceful stop.
 public enum Daemon {
     /// Runs until SIGTERM or SIGINT: then stops accepting, finishes and
     /// acknowledges in-flight writes, ends subscriptions, closes the database.
+    ///
+    /// - Throws: ``DaemonStartError`` when it cannot start (nothing is then
+    ///   listening); afterwards, what the service group's run throws.
     public static func run(
         configuration: DaemonConfiguration, flags: DaemonFlags, environment: [String: String], logger: Logger
     ) async throws {
@@ -26,11 +25,15 @@ public enum Daemon {
         let listenAddress: ListenAddress
         do {
             listenAddress = try ListenAddress.choose(socketPath: configuration.socketPath, passed: ListenFDs.adopt())
-            var files = [configuration.databasePath]
-            if case .path(let path) = listenAddress { files.append(path) }
+        } catch {
+            throw DaemonStartError.passedSocketUnusable(error)
+        }
+        var files = [configuration.databasePath]
+        if case .path(let path) = listenAddress { files.append(path) }
+        do {
             try Directories.prepare(for: files, uid: getuid())
         } catch {
-            throw DaemonStartError(description: "\(error)")
+            throw DaemonStartError.directoryUnusable(error)
         }
         // The socket first: a refused start creates no database file.
         if case .path(let path) = listenAddress { try Exclusivity.checkSocketFree(path) }
@@ -44,7 +47,7 @@ public enum Daemon {
                     durability: configuration.durability == .full ? .full : .normal,
                     historyPerKey: configuration.historyPerKey))
         } catch {
-            throw DaemonStartError(description: "cannot open the database: \(error)")
+            throw DaemonStartError.databaseUnopenable(error)
         }
         let hub = SubscriptionHub(encoder: IOPropdInterface.eventParametersEncoder)
         let service: PropertyService
@@ -52,7 +55,7 @@ public enum Daemon {
             service = try PropertyService(
                 store: store, hub: hub, bindingLimits: configuration.limits.bindingLimits, logger: logger)
         } catch {
-            throw DaemonStartError(description: "cannot start the service: \(error)")
+            throw DaemonStartError.serviceUnstartable(error)
         }
         let reloader = Reloader(
             service: service, flags: flags, environment: environment, current: configuration, logger: logger)
@@ -80,10 +83,10 @@ public enum Daemon {
         serverConfiguration.protocolViolationReply = { violation in
             if case .messageTooLarge(let limit) = violation {
                 // Named as the config key, as docs/service.md promises.
-                return WireCoding.limitExceeded("max-message-bytes", maximum: limit)
+                return VarlinkCallError(.limitExceeded(limit: "max-message-bytes", maximum: limit))
             }
             if case .partialMessagesOverLimit(let limit) = violation {
-                return WireCoding.limitExceeded("max-partial-message-bytes", maximum: limit)
+                return VarlinkCallError(.limitExceeded(limit: "max-partial-message-bytes", maximum: limit))
             }
             return VarlinkCallError(
                 name: "org.varlink.service.InvalidParameter",
@@ -99,7 +102,7 @@ public enum Daemon {
                 configuration: serverConfiguration,
                 logger: logger)
         } catch {
-            throw DaemonStartError(description: "cannot register io.propd: \(error)")
+            throw DaemonStartError.interfaceUnregistrable(error)
         }
         serverReference.set(server)
         reloader.onServerSettings { [server, interface] new in

@@ -2,6 +2,7 @@ import NIOCore
 import PropdCore
 import PropdService
 import PropdVarlink
+import PropdWire
 
 /// `Execute`, `Serve` and `Complete` (CONTRACT 6.2): decode, check access,
 /// hand to the service, encode.
@@ -26,9 +27,7 @@ extension IOPropdInterface {
         ) { result in
             switch result {
             case .success(let execution):
-                var reply: [String: JSONValue] = ["revision": .integer(execution.revision.rawValue)]
-                if let value = execution.result { reply["result"] = value }
-                responder.succeed(reply)
+                responder.succeed(execution.parameters)
             case .failure(let error):
                 responder.fail(WireCoding.error(error))
             }
@@ -51,7 +50,7 @@ extension IOPropdInterface {
         }
         let handler = service.serve(
             keys,
-            deliver: { invocation in stream.send(["invocation": WireCoding.encode(invocation)]) },
+            deliver: { invocation in stream.send(InvocationReply(invocation: invocation).parameters) },
             failed: { error in stream.finish(throwing: WireCoding.error(error)) })
         // The stream ends when its connection closes: the handler is gone.
         stream.onTermination { [service] in service.stopServing(handler) }
@@ -79,7 +78,7 @@ extension IOPropdInterface {
             }
         ) { outcome in
             switch outcome {
-            case .success: responder.succeed([:])
+            case .success: responder.succeed(EmptyReply().parameters)
             case .failure(let error): responder.fail(WireCoding.error(error))
             }
         }
@@ -124,11 +123,7 @@ extension WireCoding {
             return try CommandKeys(command)
         } catch {
             throw VarlinkCallError(
-                name: prefix + "InvalidKey",
-                parameters: [
-                    "key": .string(text),
-                    "reason": .string("a command's key \(text).executing \(error.description)"),
-                ])
+                IOPropdError.invalidKey(key: text, reason: "a command's key \(text).executing \(error.description)"))
         }
     }
 
@@ -147,25 +142,16 @@ extension WireCoding {
         return .milliseconds(milliseconds)
     }
 
-    static func encode(_ invocation: Invocation) -> JSONValue {
-        var object: [String: JSONValue] = ["id": .string(invocation.id), "command": .string(invocation.command.rawValue)]
-        if let argument = invocation.argument { object["argument"] = argument }
-        return .object(object)
-    }
-
     /// The contract's error for a command failure.
     static func error(_ error: CommandError) -> VarlinkCallError {
-        func named(_ name: String, _ parameters: [String: JSONValue]) -> VarlinkCallError {
-            VarlinkCallError(name: prefix + name, parameters: parameters)
-        }
         switch error {
-        case .disabled(let command): return named("CommandDisabled", ["command": .string(command.rawValue)])
-        case .busy(let command): return named("CommandBusy", ["command": .string(command.rawValue)])
-        case .noHandler(let command): return named("NoHandler", ["command": .string(command.rawValue)])
+        case .disabled(let command): return VarlinkCallError(.commandDisabled(command: command.rawValue))
+        case .busy(let command): return VarlinkCallError(.commandBusy(command: command.rawValue))
+        case .noHandler(let command): return VarlinkCallError(.noHandler(command: command.rawValue))
         case .failed(let command, let message):
-            return named("CommandFailed", ["command": .string(command.rawValue), "message": .string(message)])
-        case .timeout(let command): return named("CommandTimeout", ["command": .string(command.rawValue)])
-        case .noSuchInvocation(let id): return named("NoSuchInvocation", ["id": .string(id)])
+            return VarlinkCallError(.commandFailed(command: command.rawValue, message: message))
+        case .timeout(let command): return VarlinkCallError(.commandTimeout(command: command.rawValue))
+        case .noSuchInvocation(let id): return VarlinkCallError(.noSuchInvocation(id: id))
         case .service(let error): return Self.error(error)
         }
     }

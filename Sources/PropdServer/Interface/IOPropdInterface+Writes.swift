@@ -1,6 +1,7 @@
 import PropdCore
 import PropdService
 import PropdVarlink
+import PropdWire
 
 extension IOPropdInterface {
     func set(_ call: VarlinkCall, _ connection: VarlinkConnectionContext, _ responder: VarlinkResponder) {
@@ -109,9 +110,11 @@ extension IOPropdInterface {
         service.submit(operation, from: .call(on: connection, responder)) { result in
             switch result {
             case .success(let outcome):
-                var reply: [String: JSONValue] = ["revision": .integer(outcome.revision.rawValue)]
-                if case .bind = operation { reply["sources"] = .array(outcome.sources.map { .string($0.rawValue) }) }
-                responder.succeed(reply)
+                if case .bind = operation {
+                    responder.succeed(BindReply(revision: outcome.revision, sources: outcome.sources.map(\.rawValue)).parameters)
+                } else {
+                    responder.succeed(RevisionReply(revision: outcome.revision).parameters)
+                }
             case .failure(let error):
                 responder.fail(WireCoding.error(redact(error)))
             }

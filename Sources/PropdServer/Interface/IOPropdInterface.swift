@@ -2,6 +2,7 @@ import PropdCore
 import Synchronization
 public import PropdService
 public import PropdVarlink
+public import PropdWire
 
 /// Limits the io.propd handlers enforce, each answered with
 /// `LimitExceeded(limit, maximum)`.
@@ -36,7 +37,7 @@ public struct IOPropdInterface: Sendable {
     let connections: @Sendable () -> Int
     /// What `Reload` runs (the daemon's reloader); without it `Reload` is
     /// `MethodNotImplemented`.
-    public var runReload: (@Sendable () async -> ReloadOutcome)?
+    public var runReload: (@Sendable () async -> ReloadReply)?
 
     public init(
         service: PropertyService, limits: InterfaceLimits = InterfaceLimits(), access: any AccessCheck = AllowAll(),
@@ -51,28 +52,50 @@ public struct IOPropdInterface: Sendable {
     /// The interface, ready to register with a ``VarlinkServer``.
     public var varlinkInterface: VarlinkInterface {
         VarlinkInterface(
-            name: "io.propd", description: ioPropdDescription,
+            name: IOPropdMethod.interface, description: ioPropdDescription,
             methods: [
                 // Reads are answered on the connection's loop in the
                 // client's order: each starts once every call before it is
                 // answered, so it sees exactly the writes sent before it
                 // (and a run of large replies is made one at a time as the
                 // connection has room; see VarlinkMethod.startingAfterEarlierCalls).
-                .synchronous("Get") { call, connection in try get(call, connection) }.startingAfterEarlierCalls(),
-                .synchronous("List") { call, connection in try list(call, connection) }.startingAfterEarlierCalls(),
-                .responding("Set") { call, connection, responder in set(call, connection, responder) },
-                .responding("Delete") { call, connection, responder in delete(call, connection, responder) },
-                .streaming("Subscribe") { call, connection, stream in subscribe(call, connection, stream) },
-                .synchronous("History") { call, connection in try history(call, connection) }.startingAfterEarlierCalls(),
-                .responding("Bind") { call, connection, responder in bind(call, connection, responder) },
-                .responding("Unbind") { call, connection, responder in unbind(call, connection, responder) },
-                .synchronous("Bindings") { call, connection in try bindings(call, connection) }.startingAfterEarlierCalls(),
-                .synchronous("Stats") { _, _ in try stats() }.startingAfterEarlierCalls(),
-                .responding("Reload") { _, connection, responder in reload(connection, responder) },
+                .synchronous(IOPropdMethod.get.rawValue) { call, connection in try get(call, connection) }
+                    .startingAfterEarlierCalls(),
+                .synchronous(IOPropdMethod.list.rawValue) { call, connection in try list(call, connection) }
+                    .startingAfterEarlierCalls(),
+                .responding(IOPropdMethod.set.rawValue) { call, connection, responder in
+                    set(call, connection, responder)
+                },
+                .responding(IOPropdMethod.delete.rawValue) { call, connection, responder in
+                    delete(call, connection, responder)
+                },
+                .streaming(IOPropdMethod.subscribe.rawValue) { call, connection, stream in
+                    subscribe(call, connection, stream)
+                },
+                .synchronous(IOPropdMethod.history.rawValue) { call, connection in try history(call, connection) }
+                    .startingAfterEarlierCalls(),
+                .responding(IOPropdMethod.bind.rawValue) { call, connection, responder in
+                    bind(call, connection, responder)
+                },
+                .responding(IOPropdMethod.unbind.rawValue) { call, connection, responder in
+                    unbind(call, connection, responder)
+                },
+                .synchronous(IOPropdMethod.bindings.rawValue) { call, connection in try bindings(call, connection) }
+                    .startingAfterEarlierCalls(),
+                .synchronous(IOPropdMethod.stats.rawValue) { _, _ in try stats() }.startingAfterEarlierCalls(),
+                .responding(IOPropdMethod.reload.rawValue) { _, connection, responder in
+                    reload(connection, responder)
+                },
                 // Commands (CONTRACT 6.2): IOPropdInterface+Commands.swift.
-                .responding("Execute") { call, connection, responder in execute(call, connection, responder) },
-                .streaming("Serve") { call, connection, stream in serve(call, connection, stream) },
-                .responding("Complete") { call, connection, responder in complete(call, connection, responder) },
+                .responding(IOPropdMethod.execute.rawValue) { call, connection, responder in
+                    execute(call, connection, responder)
+                },
+                .streaming(IOPropdMethod.serve.rawValue) { call, connection, stream in
+                    serve(call, connection, stream)
+                },
+                .responding(IOPropdMethod.complete.rawValue) { call, connection, responder in
+                    complete(call, connection, responder)
+                },
             ])
     }
 
@@ -91,6 +114,6 @@ public struct IOPropdInterface: Sendable {
     }
 
     func checkCount(_ count: Int, _ limit: String, _ maximum: Int) throws(VarlinkCallError) {
-        if count > maximum { throw WireCoding.limitExceeded(limit, maximum: maximum) }
+        if count > maximum { throw VarlinkCallError(.limitExceeded(limit: limit, maximum: maximum)) }
     }
 }
