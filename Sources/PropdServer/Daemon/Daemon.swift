@@ -9,14 +9,21 @@ import ServiceLifecycle
 /// propd assembled: store, service, io.propd on a Varlink server, systemd
 /// notification, SIGHUP reload and SIGTERM graceful stop.
 public enum Daemon {
-    /// Runs until SIGTERM or SIGINT: then stops accepting, finishes and
-    /// acknowledges in-flight writes, ends subscriptions, closes the database.
-    ///
-    /// - Throws: ``DaemonStartError`` when it cannot start (nothing is then
-    ///   listening); afterwards, what the service group's run throws.
+    /// Starts and runs until SIGTERM or SIGINT (``start(configuration:flags:environment:logger:)``,
+    /// then ``StartedDaemon/run()``).
     public static func run(
         configuration: DaemonConfiguration, flags: DaemonFlags, environment: [String: String], logger: Logger
     ) async throws {
+        try await start(configuration: configuration, flags: flags, environment: environment, logger: logger).run()
+    }
+
+    /// Takes the socket and the database, restores bindings and commands, and
+    /// registers io.propd; nothing is served until ``StartedDaemon/run()``.
+    ///
+    /// - Throws: why it cannot start; nothing is then listening.
+    public static func start(
+        configuration: DaemonConfiguration, flags: DaemonFlags, environment: [String: String], logger: Logger
+    ) async throws(DaemonStartError) -> StartedDaemon {
         // Signals propd gives no meaning: ignored, not fatal (their default).
         signal(SIGUSR1, SIG_IGN)
         signal(SIGUSR2, SIG_IGN)
@@ -131,6 +138,21 @@ public enum Daemon {
                 ],
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger))
+        return StartedDaemon(group: group, store: store, logger: logger)
+    }
+}
+
+/// A daemon that has taken its socket and database (``Daemon/start(configuration:flags:environment:logger:)``).
+public struct StartedDaemon: Sendable {
+    let group: ServiceGroup
+    let store: PropertyStore
+    let logger: Logger
+
+    /// Serves until SIGTERM or SIGINT: then stops accepting, finishes and
+    /// acknowledges in-flight writes, ends subscriptions, closes the database.
+    ///
+    /// - Throws: what the service group's run throws.
+    public func run() async throws {
         try await group.run()
         store.close()
         do {
