@@ -1,5 +1,6 @@
 public import PropdCore
 import PropdVarlink
+public import PropdWire
 
 /// Why a call to propd failed: the daemon's contract errors, each with its
 /// parameters, and the ways the connection itself can fail.
@@ -46,29 +47,70 @@ public enum PropdClientError: Error, Sendable, Equatable, CustomStringConvertibl
     /// The contract's error name (`io.propd.NoSuchKey`), or a name for a connection failure.
     public var name: String {
         switch self {
-        case .noSuchKey: return "io.propd.NoSuchKey"
-        case .invalidKey: return "io.propd.InvalidKey"
-        case .invalidPattern: return "io.propd.InvalidPattern"
-        case .revisionMismatch: return "io.propd.RevisionMismatch"
-        case .keyIsDerived: return "io.propd.KeyIsDerived"
-        case .bindingInvalid: return "io.propd.BindingInvalid"
-        case .bindingCycle: return "io.propd.BindingCycle"
-        case .revisionCompacted: return "io.propd.RevisionCompacted"
-        case .slowConsumer: return "io.propd.SlowConsumer"
-        case .permissionDenied: return "io.propd.PermissionDenied"
-        case .limitExceeded: return "io.propd.LimitExceeded"
-        case .storageFailure: return "io.propd.StorageFailure"
-        case .unavailable: return "io.propd.Unavailable"
-        case .commandDisabled: return "io.propd.CommandDisabled"
-        case .commandBusy: return "io.propd.CommandBusy"
-        case .noHandler: return "io.propd.NoHandler"
-        case .commandFailed: return "io.propd.CommandFailed"
-        case .commandTimeout: return "io.propd.CommandTimeout"
-        case .noSuchInvocation: return "io.propd.NoSuchInvocation"
         case .other(let name, _): return name
         case .cannotConnect: return "CannotConnect"
         case .connectionClosed: return "ConnectionClosed"
         case .malformedReply: return "MalformedReply"
+        case .permissionDenied(nil): return IOPropdError.Name.permissionDenied.qualifiedName
+        default:
+            // Every other case is one of io.propd's errors.
+            return refusal?.qualifiedName ?? "Unknown"
+        }
+    }
+
+    /// The io.propd error this is, with its parameters; nil for a
+    /// connection failure and for an error io.propd does not declare.
+    public var refusal: IOPropdError? {
+        switch self {
+        case .noSuchKey(let key): return .noSuchKey(key: key)
+        case .invalidKey(let key, let reason): return .invalidKey(key: key, reason: reason)
+        case .invalidPattern(let pattern, let reason): return .invalidPattern(pattern: pattern, reason: reason)
+        case .revisionMismatch(let key, let expected, let actual):
+            return .revisionMismatch(key: key, expected: expected, actual: actual)
+        case .keyIsDerived(let key): return .keyIsDerived(key: key)
+        case .bindingInvalid(let message, let line, let column):
+            return .bindingInvalid(message: message, line: line, column: column)
+        case .bindingCycle(let cycle): return .bindingCycle(cycle: cycle)
+        case .revisionCompacted(let since, let oldest): return .revisionCompacted(since: since, oldest: oldest)
+        case .slowConsumer(let revision): return .slowConsumer(revision: revision)
+        case .permissionDenied(let key): return key.map { .permissionDenied(key: $0) }
+        case .limitExceeded(let limit, let maximum): return .limitExceeded(limit: limit, maximum: maximum)
+        case .storageFailure(let message): return .storageFailure(message: message)
+        case .unavailable(let message): return .unavailable(message: message)
+        case .commandDisabled(let command): return .commandDisabled(command: command)
+        case .commandBusy(let command): return .commandBusy(command: command)
+        case .noHandler(let command): return .noHandler(command: command)
+        case .commandFailed(let command, let message): return .commandFailed(command: command, message: message)
+        case .commandTimeout(let command): return .commandTimeout(command: command)
+        case .noSuchInvocation(let id): return .noSuchInvocation(id: id)
+        case .other, .cannotConnect, .connectionClosed, .malformedReply: return nil
+        }
+    }
+
+    /// The client's error for an io.propd error.
+    public init(_ refusal: IOPropdError) {
+        switch refusal {
+        case .noSuchKey(let key): self = .noSuchKey(key)
+        case .invalidKey(let key, let reason): self = .invalidKey(key: key, reason: reason)
+        case .invalidPattern(let pattern, let reason): self = .invalidPattern(pattern: pattern, reason: reason)
+        case .revisionMismatch(let key, let expected, let actual):
+            self = .revisionMismatch(key: key, expected: expected, actual: actual)
+        case .keyIsDerived(let key): self = .keyIsDerived(key)
+        case .bindingInvalid(let message, let line, let column):
+            self = .bindingInvalid(message: message, line: line, column: column)
+        case .bindingCycle(let cycle): self = .bindingCycle(cycle)
+        case .revisionCompacted(let since, let oldest): self = .revisionCompacted(since: since, oldest: oldest)
+        case .slowConsumer(let revision): self = .slowConsumer(revision: revision)
+        case .permissionDenied(let key): self = .permissionDenied(key: key)
+        case .limitExceeded(let limit, let maximum): self = .limitExceeded(limit: limit, maximum: maximum)
+        case .storageFailure(let message): self = .storageFailure(message: message)
+        case .unavailable(let message): self = .unavailable(message: message)
+        case .commandDisabled(let command): self = .commandDisabled(command: command)
+        case .commandBusy(let command): self = .commandBusy(command: command)
+        case .noHandler(let command): self = .noHandler(command: command)
+        case .commandFailed(let command, let message): self = .commandFailed(command: command, message: message)
+        case .commandTimeout(let command): self = .commandTimeout(command: command)
+        case .noSuchInvocation(let id): self = .noSuchInvocation(id: id)
         }
     }
 
@@ -121,40 +163,15 @@ public enum PropdClientError: Error, Sendable, Equatable, CustomStringConvertibl
 
     /// The typed error for a Varlink error reply.
     init(_ error: VarlinkCallError) {
-        let p = error.parameters
-        func string(_ name: String) -> String { if case .string(let s)? = p[name] { s } else { "" } }
-        func int(_ name: String) -> Int64 { if case .integer(let i)? = p[name] { i } else { 0 } }
-        switch error.name {
-        case "io.propd.NoSuchKey": self = .noSuchKey(string("key"))
-        case "io.propd.InvalidKey": self = .invalidKey(key: string("key"), reason: string("reason"))
-        case "io.propd.InvalidPattern": self = .invalidPattern(pattern: string("pattern"), reason: string("reason"))
-        case "io.propd.RevisionMismatch":
-            self = .revisionMismatch(
-                key: string("key"), expected: Revision(int("expected")), actual: Revision(int("actual")))
-        case "io.propd.KeyIsDerived": self = .keyIsDerived(string("key"))
-        case "io.propd.BindingInvalid":
-            self = .bindingInvalid(message: string("message"), line: Int(int("line")), column: Int(int("column")))
-        case "io.propd.BindingCycle":
-            var keys: [String] = []
-            if case .array(let items)? = p["cycle"] {
-                for case .string(let key) in items { keys.append(key) }
-            }
-            self = .bindingCycle(keys)
-        case "io.propd.RevisionCompacted":
-            self = .revisionCompacted(since: Revision(int("since")), oldest: Revision(int("oldest")))
-        case "io.propd.SlowConsumer": self = .slowConsumer(revision: Revision(int("revision")))
-        case "io.propd.PermissionDenied", "org.varlink.service.PermissionDenied":
-            self = .permissionDenied(key: p["key"] == nil ? nil : string("key"))
-        case "io.propd.LimitExceeded": self = .limitExceeded(limit: string("limit"), maximum: Int(int("maximum")))
-        case "io.propd.StorageFailure": self = .storageFailure(message: string("message"))
-        case "io.propd.Unavailable": self = .unavailable(message: string("message"))
-        case "io.propd.CommandDisabled": self = .commandDisabled(command: string("command"))
-        case "io.propd.CommandBusy": self = .commandBusy(command: string("command"))
-        case "io.propd.NoHandler": self = .noHandler(command: string("command"))
-        case "io.propd.CommandFailed": self = .commandFailed(command: string("command"), message: string("message"))
-        case "io.propd.CommandTimeout": self = .commandTimeout(command: string("command"))
-        case "io.propd.NoSuchInvocation": self = .noSuchInvocation(id: string("id"))
-        default: self = .other(name: error.name, parameters: p)
+        let parameters = error.parameters
+        if error.name == "org.varlink.service.PermissionDenied"
+            || (error.name == IOPropdError.Name.permissionDenied.qualifiedName && parameters["key"] == nil)
+        {
+            self = .permissionDenied(key: nil)
+        } else if let refusal = IOPropdError(qualifiedName: error.name, parameters: parameters) {
+            self.init(refusal)
+        } else {
+            self = .other(name: error.name, parameters: parameters)
         }
     }
 

@@ -121,11 +121,16 @@ public final class EtcdPropertyStorage: PropertyStorage {
 
     // MARK: Writing
 
-    public func submit<T: Sendable>(
-        _ body: @escaping @Sendable (inout WriteTransaction) throws -> T,
-        needsSavepoint: Bool, deferred: Bool, resumesTask: Bool,
-        completion: @escaping @Sendable (Result<Committed<T>, any Error>) -> Void
-    ) {
+    /// Every origin alike: each request is its own etcd transaction, sent
+    /// from this store's writer task in submission order. Committing on an
+    /// event loop at the end of its tick, as the SQLite store does for a
+    /// loop's lone write, would save a thread hop against a round trip to
+    /// an etcd quorum, and would block the loop on the network. Either
+    /// rollback choice holds: a body that throws leaves its write batch
+    /// unsent, so nothing of it reaches etcd.
+    public func submit<T: Sendable>(_ submission: WriteSubmission<T>) {
+        let body = submission.body
+        let completion = submission.completion
         guard !isClosed.load(ordering: .acquiring) else {
             completion(.failure(StoreError.closed))
             return
@@ -135,9 +140,6 @@ public final class EtcdPropertyStorage: PropertyStorage {
         }
         if case .terminated = jobs.yield(job) { completion(.failure(StoreError.closed)) }
     }
-
-    /// Each request is its own transaction: nothing waits to be committed.
-    public func commitPending() {}
 
     public func onCommit(_ observer: (@Sendable ([ChangeSet]) -> Void)?) {
         mirror.shared.withLock { $0.observer = observer }

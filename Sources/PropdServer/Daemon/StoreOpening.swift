@@ -6,7 +6,7 @@ import PropdStore
 
 /// The store the daemon runs on: the SQLite file, or in cluster mode the
 /// space in etcd, and how to close it at the end.
-struct OpenedStore {
+struct OpenedStore: Sendable {
     let store: any PropertyStorage
     /// Closes the store once the service stopped (checkpoints SQLite, ends
     /// the etcd connections).
@@ -21,7 +21,7 @@ struct OpenedStore {
             do {
                 store = try PropertyStore(path: configuration.databasePath, configuration: storeConfiguration)
             } catch {
-                throw DaemonStartError(description: "cannot open the database: \(error)")
+                throw DaemonStartError.databaseUnopenable(error)
             }
             return OpenedStore(store: store) { logger in
                 store.close()
@@ -44,7 +44,8 @@ struct OpenedStore {
             client = try EtcdClient(etcdConfiguration)
         } catch {
             threads.shutdownGracefully { _ in }
-            throw DaemonStartError(description: "cannot use the etcd endpoints: \(error)")
+            throw DaemonStartError.etcdEndpointsUnusable(
+                endpoints: cluster.endpoints.map(\.description), reason: "\(error)")
         }
         let connections = Task { try? await client.run() }
         do {
@@ -57,8 +58,8 @@ struct OpenedStore {
         } catch {
             connections.cancel()
             threads.shutdownGracefully { _ in }
-            let endpoints = cluster.endpoints.map(\.description).joined(separator: ",")
-            throw DaemonStartError(description: "cannot read the space \(cluster.prefix) from etcd at \(endpoints): \(error)")
+            throw DaemonStartError.etcdSpaceUnreadable(
+                prefix: cluster.prefix, endpoints: cluster.endpoints.map(\.description), cause: error)
         }
     }
 }

@@ -51,7 +51,7 @@ extension EtcdPropertyStorage {
         _ body: @escaping @Sendable (inout WriteTransaction) throws -> T
     ) async throws -> Committed<T> {
         try await withCheckedThrowingContinuation { continuation in
-            submit(body, needsSavepoint: true, deferred: false, resumesTask: true) { continuation.resume(with: $0) }
+            submit(WriteSubmission(body, origin: .task) { continuation.resume(with: $0) })
         }
     }
 
