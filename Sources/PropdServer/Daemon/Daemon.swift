@@ -148,7 +148,7 @@ public struct StartedDaemon: Sendable {
     /// - Throws: what the service group's run throws.
     public func run() async throws {
         try await group.run()
-        opened.finish(logger)
+        await opened.finish(logger)
         let store = opened.store
         let writes = store.statistics
         logger.notice("stopped", metadata: [

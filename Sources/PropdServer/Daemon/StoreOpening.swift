@@ -10,7 +10,7 @@ struct OpenedStore: Sendable {
     let store: any PropertyStorage
     /// Closes the store once the service stopped (checkpoints SQLite, ends
     /// the etcd connections).
-    let finish: @Sendable (Logger) -> Void
+    let finish: @Sendable (Logger) async -> Void
 
     static func open(_ configuration: DaemonConfiguration) async throws(DaemonStartError) -> OpenedStore {
         let storeConfiguration = StoreConfiguration(
@@ -47,19 +47,31 @@ struct OpenedStore: Sendable {
             throw DaemonStartError.etcdEndpointsUnusable(
                 endpoints: cluster.endpoints.map(\.description), reason: "\(error)")
         }
-        let connections = Task { try? await client.run() }
+        // run() ends when the connections are cancelled or shut down; it throws nothing else to act on.
+        let connections = Task<Void, Never> { _ = try? await client.run() }
         do {
             let store = try await EtcdPropertyStorage.open(etcd: client, prefix: cluster.prefix, configuration: storeConfiguration)
             return OpenedStore(store: store) { _ in
                 store.close()
-                connections.cancel()
-                threads.shutdownGracefully { _ in }
+                await end(connections, of: client, on: threads)
             }
         } catch {
-            connections.cancel()
-            threads.shutdownGracefully { _ in }
+            await end(connections, of: client, on: threads)
             throw DaemonStartError.etcdSpaceUnreadable(
                 prefix: cluster.prefix, endpoints: cluster.endpoints.map(\.description), cause: error)
         }
+    }
+
+    /// Ends the etcd connections, then their threads: a connection still
+    /// being made when its loop shuts down leaks a promise (NIO traps on it
+    /// in debug builds).
+    private static func end(
+        _ connections: Task<Void, Never>, of client: EtcdClient, on threads: MultiThreadedEventLoopGroup
+    ) async {
+        client.shutdown()
+        connections.cancel()
+        await connections.value
+        // Fails only for a group already shut down; this one is shut down here alone.
+        try? await threads.shutdownGracefully()
     }
 }
