@@ -171,7 +171,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PropdWireTests",
-            dependencies: ["PropdWire", "PropdCore", "PropdClient"],
+            dependencies: ["PropdWire", "PropdCore", "PropdClient", "PropdVarlink"],
             swiftSettings: strictSwift6
         ),
         .testTarget(

@@ -25,8 +25,8 @@ extension PropdClient {
     ///
     /// - Parameter timeout: how long the handler may take (the daemon's
     ///   default, 30 s, when nil); whole milliseconds.
-    /// - Throws: `commandDisabled`, `commandBusy`, `noHandler`,
-    ///   `commandFailed(command, message)`, `commandTimeout`, and the
+    /// - Throws: `refused` with `commandDisabled`, `commandBusy`, `noHandler`,
+    ///   `commandFailed(command:message:)` or `commandTimeout`, and the
     ///   errors every call may meet.
     ///
     /// > Tip: replies on one connection come in call order, so calls made
@@ -60,9 +60,9 @@ extension PropdClient {
     ///
     /// - Parameter parallel: invocations run at once (one at a time by
     ///   default); further ones wait here, their timeout running.
-    /// - Throws: the daemon's refusal (`permissionDenied`, `invalidKey`…),
-    ///   or `connectionClosed` when the daemon goes away (a restart ends the
-    ///   stream: serve again once it is back).
+    /// - Throws: the daemon's refusal (`refused(.permissionDenied(key:))`,
+    ///   `refused(.invalidKey(…))`…), or `connectionClosed` when the daemon
+    ///   goes away (a restart ends the stream: serve again once it is back).
     public func serve(
         _ commands: [String], parallel: Int = 1,
         handler: @escaping @Sendable (Invocation) async throws -> JSONValue?
@@ -158,10 +158,10 @@ actor InvocationAnswers {
             } catch {
                 let failure = PropdClientError.from(error, path: socketPath)
                 switch failure {
-                case .noSuchInvocation:
+                case .refused(.noSuchInvocation):
                     // Answered too late (timed out, or ended otherwise): nothing waits for it.
                     return
-                case .limitExceeded(let limit, let maximum) where limit == "max-message-bytes":
+                case .refused(.limitExceeded(let limit, let maximum)) where limit == "max-message-bytes":
                     connection = nil
                     answer = .complete(
                         id: id, result: nil, error: "the answer exceeds the daemon's message limit (\(limit) = \(maximum) bytes)")

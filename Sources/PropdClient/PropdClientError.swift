@@ -2,39 +2,26 @@ public import PropdCore
 import PropdVarlink
 public import PropdWire
 
-/// Why a call to propd failed: the daemon's contract errors, each with its
-/// parameters, and the ways the connection itself can fail.
+/// Why a call to propd failed: the daemon refused it, with one of io.propd's
+/// errors and its parameters, or the connection itself failed.
 ///
 /// `description` says it in plain words, as `propctl` prints it:
 /// `no such key room.temp`, `revision mismatch on room.temp: expected 4, found 7`.
+///
+/// ```swift
+/// do {
+///     try await client.set(["room.temp": 21], expect: ["room.temp": 4])
+/// } catch .refused(.revisionMismatch(let key, _, let actual)) {
+///     print("\(key) is at \(actual) now")
+/// }
+/// ```
 public enum PropdClientError: Error, Sendable, Equatable, CustomStringConvertible {
-    case noSuchKey(String)
-    case invalidKey(key: String, reason: String)
-    case invalidPattern(pattern: String, reason: String)
-    case revisionMismatch(key: String, expected: Revision, actual: Revision)
-    case keyIsDerived(String)
-    case bindingInvalid(message: String, line: Int, column: Int)
-    case bindingCycle([String])
-    case revisionCompacted(since: Revision, oldest: Revision)
-    case slowConsumer(revision: Revision)
-    case permissionDenied(key: String?)
-    case limitExceeded(limit: String, maximum: Int)
-    /// The daemon could not write its database (disk full, I/O error); nothing was stored.
-    case storageFailure(message: String)
-    /// A cluster node cannot reach an etcd quorum (`io.propd.Unavailable`).
-    case unavailable(message: String)
-    /// Commands (CONTRACT 6.2): `CMD.enabled` exists and is not `true`.
-    case commandDisabled(command: String)
-    /// An execution of the command is already running.
-    case commandBusy(command: String)
-    /// Nobody serves the command, or its handler left during the execution.
-    case noHandler(command: String)
-    /// The handler answered with an error.
-    case commandFailed(command: String, message: String)
-    /// No answer within the execution's timeout.
-    case commandTimeout(command: String)
-    /// `Complete` for an invocation that is unknown or already answered.
-    case noSuchInvocation(id: String)
+    /// The daemon refused the call with one of io.propd's errors.
+    case refused(IOPropdError)
+    /// The daemon refused the call for lack of permission without naming a key:
+    /// `org.varlink.service.PermissionDenied` (as for `Reload`), or an
+    /// `io.propd.PermissionDenied` without `key`.
+    case permissionDenied
     /// Any other error reply (e.g. `org.varlink.service.InvalidParameter`).
     case other(name: String, parameters: [String: JSONValue])
     /// Nothing listens at `path`: the daemon is not running, or another socket is meant.
@@ -47,70 +34,12 @@ public enum PropdClientError: Error, Sendable, Equatable, CustomStringConvertibl
     /// The contract's error name (`io.propd.NoSuchKey`), or a name for a connection failure.
     public var name: String {
         switch self {
+        case .refused(let refusal): return refusal.qualifiedName
+        case .permissionDenied: return IOPropdError.Name.permissionDenied.qualifiedName
         case .other(let name, _): return name
         case .cannotConnect: return "CannotConnect"
         case .connectionClosed: return "ConnectionClosed"
         case .malformedReply: return "MalformedReply"
-        case .permissionDenied(nil): return IOPropdError.Name.permissionDenied.qualifiedName
-        default:
-            // Every other case is one of io.propd's errors.
-            return refusal?.qualifiedName ?? "Unknown"
-        }
-    }
-
-    /// The io.propd error this is, with its parameters; nil for a
-    /// connection failure and for an error io.propd does not declare.
-    public var refusal: IOPropdError? {
-        switch self {
-        case .noSuchKey(let key): return .noSuchKey(key: key)
-        case .invalidKey(let key, let reason): return .invalidKey(key: key, reason: reason)
-        case .invalidPattern(let pattern, let reason): return .invalidPattern(pattern: pattern, reason: reason)
-        case .revisionMismatch(let key, let expected, let actual):
-            return .revisionMismatch(key: key, expected: expected, actual: actual)
-        case .keyIsDerived(let key): return .keyIsDerived(key: key)
-        case .bindingInvalid(let message, let line, let column):
-            return .bindingInvalid(message: message, line: line, column: column)
-        case .bindingCycle(let cycle): return .bindingCycle(cycle: cycle)
-        case .revisionCompacted(let since, let oldest): return .revisionCompacted(since: since, oldest: oldest)
-        case .slowConsumer(let revision): return .slowConsumer(revision: revision)
-        case .permissionDenied(let key): return key.map { .permissionDenied(key: $0) }
-        case .limitExceeded(let limit, let maximum): return .limitExceeded(limit: limit, maximum: maximum)
-        case .storageFailure(let message): return .storageFailure(message: message)
-        case .unavailable(let message): return .unavailable(message: message)
-        case .commandDisabled(let command): return .commandDisabled(command: command)
-        case .commandBusy(let command): return .commandBusy(command: command)
-        case .noHandler(let command): return .noHandler(command: command)
-        case .commandFailed(let command, let message): return .commandFailed(command: command, message: message)
-        case .commandTimeout(let command): return .commandTimeout(command: command)
-        case .noSuchInvocation(let id): return .noSuchInvocation(id: id)
-        case .other, .cannotConnect, .connectionClosed, .malformedReply: return nil
-        }
-    }
-
-    /// The client's error for an io.propd error.
-    public init(_ refusal: IOPropdError) {
-        switch refusal {
-        case .noSuchKey(let key): self = .noSuchKey(key)
-        case .invalidKey(let key, let reason): self = .invalidKey(key: key, reason: reason)
-        case .invalidPattern(let pattern, let reason): self = .invalidPattern(pattern: pattern, reason: reason)
-        case .revisionMismatch(let key, let expected, let actual):
-            self = .revisionMismatch(key: key, expected: expected, actual: actual)
-        case .keyIsDerived(let key): self = .keyIsDerived(key)
-        case .bindingInvalid(let message, let line, let column):
-            self = .bindingInvalid(message: message, line: line, column: column)
-        case .bindingCycle(let cycle): self = .bindingCycle(cycle)
-        case .revisionCompacted(let since, let oldest): self = .revisionCompacted(since: since, oldest: oldest)
-        case .slowConsumer(let revision): self = .slowConsumer(revision: revision)
-        case .permissionDenied(let key): self = .permissionDenied(key: key)
-        case .limitExceeded(let limit, let maximum): self = .limitExceeded(limit: limit, maximum: maximum)
-        case .storageFailure(let message): self = .storageFailure(message: message)
-        case .unavailable(let message): self = .unavailable(message: message)
-        case .commandDisabled(let command): self = .commandDisabled(command: command)
-        case .commandBusy(let command): self = .commandBusy(command: command)
-        case .noHandler(let command): self = .noHandler(command: command)
-        case .commandFailed(let command, let message): self = .commandFailed(command: command, message: message)
-        case .commandTimeout(let command): self = .commandTimeout(command: command)
-        case .noSuchInvocation(let id): self = .noSuchInvocation(id: id)
         }
     }
 
@@ -124,35 +53,12 @@ public enum PropdClientError: Error, Sendable, Equatable, CustomStringConvertibl
 
     public var description: String {
         switch self {
-        case .noSuchKey(let key): return "no such key \(key)"
-        case .invalidKey(let key, let reason): return "invalid key \(String(reflecting: key)): \(reason)"
-        case .invalidPattern(let pattern, let reason): return "invalid pattern \(String(reflecting: pattern)): \(reason)"
-        case .revisionMismatch(let key, let expected, let actual):
-            return "revision mismatch on \(key): expected \(expected), found \(actual)"
-        case .keyIsDerived(let key): return "\(key) is derived by a binding and cannot be written (unbind it first)"
-        case .bindingInvalid(let message, let line, let column):
-            return message.contains("\(line):\(column)") ? "invalid binding: \(message)"
-                : "invalid binding at \(line):\(column): \(message)"
-        case .bindingCycle(let keys):
-            return "binding would create a cycle: " + (keys + keys.prefix(1)).joined(separator: " -> ")
-        case .revisionCompacted(let since, let oldest):
-            return "history after revision \(since) is no longer kept; the oldest revision available is \(oldest)"
-        case .slowConsumer(let revision):
-            return "the subscription fell too far behind and was ended after revision \(revision)"
-        case .permissionDenied(let key): return key.map { "permission denied on \($0)" } ?? "permission denied"
-        case .limitExceeded(let limit, let maximum): return "limit \(limit) exceeded (maximum \(maximum))"
-        case .storageFailure(let message): return "the daemon could not store the change: \(message)"
-        case .unavailable(let message): return "the cluster is unavailable: \(message)"
+        case .refused(let refusal): return refusal.description
+        case .permissionDenied: return "permission denied"
         case .other("org.varlink.service.InvalidParameter", let parameters):
             guard case .string(let parameter)? = parameters["parameter"] else { return "invalid parameter" }
             if case .string(let reason)? = parameters["reason"] { return "invalid \(parameter): \(reason)" }
             return "invalid parameter \(parameter)"
-        case .commandDisabled(let command): return "command \(command) is disabled (\(command).enabled is not true)"
-        case .commandBusy(let command): return "command \(command) is already executing"
-        case .noHandler(let command): return "no handler serves command \(command)"
-        case .commandFailed(let command, let message): return "command \(command) failed: \(message)"
-        case .commandTimeout(let command): return "command \(command) got no answer in time"
-        case .noSuchInvocation(let id): return "no open invocation \(id) (unknown, or already answered)"
         case .other(let name, let parameters):
             return parameters.isEmpty ? name : "\(name) \(JSONValue.object(parameters).jsonString)"
         case .cannotConnect(let path, let reason): return "cannot connect to propd at \(path): \(reason)"
@@ -167,9 +73,9 @@ public enum PropdClientError: Error, Sendable, Equatable, CustomStringConvertibl
         if error.name == "org.varlink.service.PermissionDenied"
             || (error.name == IOPropdError.Name.permissionDenied.qualifiedName && parameters["key"] == nil)
         {
-            self = .permissionDenied(key: nil)
+            self = .permissionDenied
         } else if let refusal = IOPropdError(qualifiedName: error.name, parameters: parameters) {
-            self.init(refusal)
+            self = .refused(refusal)
         } else {
             self = .other(name: error.name, parameters: parameters)
         }

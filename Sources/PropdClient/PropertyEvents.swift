@@ -117,7 +117,7 @@ public struct PropertyEvents: AsyncSequence, Sendable {
                 } catch {
                     let failure = PropdClientError.from(error, path: socketPath)
                     switch failure {
-                    case .slowConsumer, .connectionClosed, .cannotConnect:
+                    case .refused(.slowConsumer), .connectionClosed, .cannotConnect:
                         drop()  // resume from the last complete revision
                         report(.lost(failure))
                     default:

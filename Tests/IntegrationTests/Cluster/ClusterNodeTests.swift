@@ -121,7 +121,7 @@ struct ClusterNodeTests {
                 _ = try await nodes.clientA.set(["q.lost": .integer(Int64(attempt))])
                 Issue.record("a Set was acknowledged without a quorum")
             } catch {
-                guard case .unavailable = error else {
+                guard case .refused(.unavailable) = error else {
                     Issue.record("expected Unavailable, got \(error)")
                     continue
                 }

@@ -8,12 +8,12 @@ import Glibc
 /// Waiting for a child started with Foundation's `Process`, without
 /// depending on Foundation to notice its end.
 ///
-/// `Process.waitUntilExit()` spins until Foundation's SIGCHLD handling has
-/// reaped the child, and that handling needs a thread of the same small pool
-/// (one per core) that the waiting tests hold: with two tests waiting at once
-/// nobody reaps, and the whole test process stops. `waitid` with `WNOWAIT`
-/// returns as soon as the kernel has the exit status and leaves the child for
-/// Foundation to reap later.
+/// `Process.waitUntilExit()` spins on the calling thread, running its run
+/// loop, until Foundation has reaped the child: tests waiting that way held
+/// the cooperative pool's few threads (one per core) for as long as their
+/// children ran, and the whole test process stalled. `waitid` with `WNOWAIT`
+/// blocks without spinning, returns as soon as the kernel has the exit
+/// status, and leaves the child for Foundation to reap.
 ///
 /// Foundation frees a `Process`, and closes the pipe ends it holds, only in
 /// `waitUntilExit()`: until then the process and its run-loop source retain
