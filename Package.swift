@@ -279,13 +279,21 @@ let package = Package(
         ),
         .testTarget(
             name: "PropdClusterTests",
-            dependencies: ["PropdCluster", "PropdStore", "PropdCore", "PropdEtcd", "EtcdTestSupport"],
+            dependencies: [
+                "PropdCluster", "PropdStore", "PropdCore", "PropdEtcd", "EtcdTestSupport",
+                // Services on the cluster store: deadlines fired by two nodes at once.
+                "PropdService", .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strictSwift6
         ),
 
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["PropdClient", "PropdCore", "PropdVarlink", "PropdTestSupport", "EtcdTestSupport"],
+            dependencies: [
+                "PropdClient", "PropdCore", "PropdVarlink", "PropdTestSupport", "EtcdTestSupport",
+                // The cluster tests read etcd (the timer election) as an operator would.
+                "PropdEtcd",
+            ],
             swiftSettings: strictSwift6
         ),
     ]

@@ -107,7 +107,11 @@ public final class EtcdPropertyStorage: PropertyStorage {
                     // again, and the read is retried at a slower pace.
                 }
                 // Anything may have changed: the next body's engine reads the space again.
-                mirror.shared.withLock { $0.foreignEngineChange = $0.space.revision }
+                let observer = mirror.shared.withLock { shared in
+                    shared.foreignEngineChange = shared.space.revision
+                    return shared.foreignEngineObserver
+                }
+                observer?()
             } catch {
                 // Cancelled, or a refusal the watch does not retry itself:
                 // follow again from the mirror's revision, never give up.
@@ -143,6 +147,14 @@ public final class EtcdPropertyStorage: PropertyStorage {
 
     public func onCommit(_ observer: (@Sendable ([ChangeSet]) -> Void)?) {
         mirror.shared.withLock { $0.observer = observer }
+    }
+
+    /// Calls `observer` after each revision in which another node changed
+    /// what a binding engine is built from (bindings, operator state,
+    /// expiries, commands), once the mirror has it: the node that fires the
+    /// space's deadlines reads them again.
+    public func onForeignEngineChange(_ observer: (@Sendable () -> Void)?) {
+        mirror.shared.withLock { $0.foreignEngineObserver = observer }
     }
 
     /// etcd's history is compacted by etcd (`--auto-compaction-*`) or its

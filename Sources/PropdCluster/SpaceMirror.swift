@@ -25,6 +25,8 @@ final class SpaceMirror: Sendable {
         /// The last revision at which another node changed what a binding
         /// engine is built from (bindings, their state, expiries, commands).
         var foreignEngineChange: Int64 = 0
+        /// Told of each such revision, once the mirror has it.
+        var foreignEngineObserver: (@Sendable () -> Void)?
     }
 
     let layout: SpaceLayout
@@ -80,7 +82,7 @@ final class SpaceMirror: Sendable {
             let revision = events[index].keyValue.modRevision
             var end = index
             while end < events.endIndex, events[end].keyValue.modRevision == revision { end += 1 }
-            let changeSet = shared.withLock { shared in
+            let (changeSet, foreign) = shared.withLock { shared in
                 var changes: [Change] = []
                 var own = false
                 var engineTables = false
@@ -109,9 +111,11 @@ final class SpaceMirror: Sendable {
                     shared.recentAfter = shared.recent[dropped - 1].revision.rawValue
                     shared.recent.removeFirst(dropped)
                 }
-                return changeSet
+                return (changeSet, engineTables && !own)
             }
-            shared.withLock { $0.observer }?([changeSet])
+            let observers = shared.withLock { ($0.observer, $0.foreignEngineObserver) }
+            observers.0?([changeSet])
+            if foreign { observers.1?() }
             resumeWaiters()
             index = end
         }

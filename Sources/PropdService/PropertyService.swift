@@ -24,6 +24,8 @@ public final class PropertyService: Sendable {
     public let hub: SubscriptionHub
     let engine: EngineLock
     let timers = TimerWakeup()
+    /// Whether this process fires deadlines (see ``setFiresTimers(_:)``).
+    let timerDuty: TimerDuty
     /// Command handlers and executions in flight (CONTRACT 6.2).
     let commands = CommandRegistry()
     let logger: Logger
@@ -34,16 +36,22 @@ public final class PropertyService: Sendable {
     /// store's commits, and arms the timer for the pending deadlines (time
     /// operators and expiring keys).
     ///
-    /// - Parameter makeClock: where time operators read the time (the wall
-    ///   clock unless a test injects another).
+    /// - Parameters:
+    ///   - makeClock: where time operators read the time (the wall clock
+    ///     unless a test injects another).
+    ///   - firesTimers: whether this process fires deadlines from the start:
+    ///     a cluster node starts without, until it wins the timer election
+    ///     (``setFiresTimers(_:)``).
     public init(
         store: any PropertyStorage,
         hub: SubscriptionHub = SubscriptionHub(),
         makeClock: @Sendable () -> any BindingClock = { SystemBindingClock() },
         bindingLimits: BindingLimits = .defaults,
+        firesTimers: Bool = true,
         logger: Logger
     ) throws(ServiceError) {
         self.store = store
+        timerDuty = TimerDuty(holds: firesTimers)
         self.hub = hub
         self.logger = logger
         var state = EngineState(clock: makeClock(), limits: bindingLimits)

@@ -53,8 +53,10 @@ public enum Daemon {
         let hub = SubscriptionHub(encoder: IOPropdInterface.eventParametersEncoder)
         let service: PropertyService
         do {
+            // A cluster node fires deadlines only while it holds the timer election.
             service = try PropertyService(
-                store: store, hub: hub, bindingLimits: configuration.limits.bindingLimits, logger: logger)
+                store: store, hub: hub, bindingLimits: configuration.limits.bindingLimits,
+                firesTimers: opened.cluster == nil, logger: logger)
         } catch {
             throw DaemonStartError.serviceUnstartable(error)
         }
@@ -132,7 +134,8 @@ public enum Daemon {
                 ],
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger))
-        return StartedDaemon(group: group, opened: opened, logger: logger)
+        let campaign = opened.cluster.map { TimerCampaign(cluster: $0, service: service, logger: logger) }
+        return StartedDaemon(group: group, opened: opened, timerCampaign: campaign, logger: logger)
     }
 }
 
@@ -140,6 +143,8 @@ public enum Daemon {
 public struct StartedDaemon: Sendable {
     let group: ServiceGroup
     let opened: OpenedStore
+    /// A cluster node's part in the timer election.
+    let timerCampaign: TimerCampaign?
     let logger: Logger
 
     /// Serves until SIGTERM or SIGINT: then stops accepting, finishes and
@@ -148,6 +153,7 @@ public struct StartedDaemon: Sendable {
     /// - Throws: what the service group's run throws.
     public func run() async throws {
         try await group.run()
+        await timerCampaign?.stop()
         await opened.finish(logger)
         let store = opened.store
         let writes = store.statistics

@@ -11,6 +11,15 @@ struct OpenedStore: Sendable {
     /// Closes the store once the service stopped (checkpoints SQLite, ends
     /// the etcd connections).
     let finish: @Sendable (Logger) async -> Void
+    /// In cluster mode, the space in etcd and the client it is read through.
+    var cluster: ClusterStore?
+
+    /// A cluster node's store and its etcd client.
+    struct ClusterStore: Sendable {
+        let storage: EtcdPropertyStorage
+        let etcd: EtcdClient
+        let settings: ClusterSettings
+    }
 
     static func open(_ configuration: DaemonConfiguration) async throws(DaemonStartError) -> OpenedStore {
         let storeConfiguration = StoreConfiguration(
@@ -51,10 +60,13 @@ struct OpenedStore: Sendable {
         let connections = Task<Void, Never> { _ = try? await client.run() }
         do {
             let store = try await EtcdPropertyStorage.open(etcd: client, prefix: cluster.prefix, configuration: storeConfiguration)
-            return OpenedStore(store: store) { _ in
-                store.close()
-                await end(connections, of: client, on: threads)
-            }
+            return OpenedStore(
+                store: store,
+                finish: { _ in
+                    store.close()
+                    await end(connections, of: client, on: threads)
+                },
+                cluster: ClusterStore(storage: store, etcd: client, settings: cluster))
         } catch {
             await end(connections, of: client, on: threads)
             throw DaemonStartError.etcdSpaceUnreadable(

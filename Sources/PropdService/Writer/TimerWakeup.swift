@@ -74,6 +74,10 @@ extension PropertyService {
     /// one revision of its own. The write pipeline arms the timer again
     /// afterwards, whatever the outcome.
     func fireDueTimers() async {
+        // Before the body reads the space: a change after this queues another fire.
+        timerDuty.resyncStarted()
+        // A cluster node without the timer election leaves them to the holder.
+        guard timerDuty.isHeld else { return }
         do {
             _ = try await commitUnmapped { transaction, state in
                 let propagation = state.engine.fireDueTimers(now: state.clock.now()) { key in
