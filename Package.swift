@@ -223,7 +223,8 @@ let package = Package(
         // Runs the real propctl against a real propd.
         .testTarget(
             name: "PropctlTests",
-            dependencies: ["PropdCore", "PropdTestSupport"],
+            // EtcdTestSupport: `propctl stats` of a cluster node.
+            dependencies: ["PropdCore", "PropdTestSupport", "EtcdTestSupport"],
             swiftSettings: strictSwift6
         ),
         // etcd: the generated v3 API (messages and gRPC clients), nothing else.

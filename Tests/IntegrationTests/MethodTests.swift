@@ -189,6 +189,7 @@ import Testing
         #expect(stats.bindings == 1)
         #expect(stats.connections >= 1)
         #expect(stats.databaseBytes > 0)
+        #expect(stats.role == .standalone)
         #expect(stats.uptimeSeconds >= 0)
     }
 }

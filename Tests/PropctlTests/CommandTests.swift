@@ -151,11 +151,14 @@ import Testing
         #expect(human.contains("revision       1"), "\(human)")
         #expect(human.contains("keys           1"), "\(human)")
         #expect(human.contains("socket         \(daemon.socketPath)"), "\(human)")
+        #expect(human.contains("role           standalone\n"), "\(human)")
         let json = try run(["--json", "stats"]).json
         #expect(json["revision"] == .integer(1))
         #expect(json["keys"] == .integer(1))
         #expect(json["databaseBytes"] != nil)
         #expect(json["uptimeSeconds"] != nil)
+        #expect(json["role"] == "standalone")
+        #expect(json["timerHolder"] == nil)
     }
 
     @Test func socketFlagWinsOverTheEnvironment() throws {

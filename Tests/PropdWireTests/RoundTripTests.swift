@@ -56,7 +56,7 @@ import Testing
         #expect(try EventReply(parameters: try #require(parsed.fields)).event == event)
     }
 
-    @Test func wrongShapesAreNamed() {
+    @Test func wrongShapesAreNamed() throws {
         #expect(throws: WireShapeError("missing integer 'revision'")) { try RevisionReply(parameters: [:]) }
         #expect(throws: WireShapeError("'bad key' is not a key")) {
             try PropertiesReply(parameters: [
@@ -71,6 +71,18 @@ import Testing
         }
         #expect(throws: WireShapeError("a Serve reply without an invocation")) { try InvocationReply(parameters: [:]) }
         #expect(throws: WireShapeError("missing uptimeSeconds")) { try DaemonStatistics(parameters: ["revision": 1]) }
+        let figures: [String: JSONValue] = [
+            "revision": 1, "keys": 0, "bindings": 0, "subscriptions": 0, "connections": 0, "uptimeSeconds": 1,
+            "databaseBytes": 0,
+        ]
+        #expect(throws: WireShapeError("'role' is 'primary', neither standalone nor cluster")) {
+            try DaemonStatistics(parameters: figures.merging(["role": "primary"]) { $1 })
+        }
+        #expect(throws: WireShapeError("missing bool 'timerHolder' of a cluster node")) {
+            try DaemonStatistics(parameters: figures.merging(["role": "cluster"]) { $1 })
+        }
+        // A daemon that does not report its role.
+        #expect(try DaemonStatistics(parameters: figures).role == nil)
     }
 
     /// A client leaves out what it was not given: the daemon's defaults apply.

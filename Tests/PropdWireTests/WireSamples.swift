@@ -102,11 +102,18 @@ enum WireSamples {
         case .stats:
             return [
                 DaemonStatistics(
+                    revision: Revision(70), keys: 3, bindings: 1, subscriptions: 2, connections: 1, uptimeSeconds: 9.5,
+                    databaseBytes: 0,
+                    role: .cluster(etcdEndpoints: ["http://h1:2379", "http://h2:2379"], timerHolder: true)),
+                DaemonStatistics(
                     revision: Revision(10), keys: 4, bindings: 2, subscriptions: 1, connections: 3, uptimeSeconds: 12.25,
                     databaseBytes: 4096),
                 DaemonStatistics(
                     revision: Revision(0), keys: 0, bindings: 0, subscriptions: 0, connections: 0, uptimeSeconds: 3,
                     databaseBytes: 0),
+                DaemonStatistics(
+                    revision: Revision(1), keys: 1, bindings: 0, subscriptions: 0, connections: 1, uptimeSeconds: 1,
+                    databaseBytes: 4096, role: .standalone),
             ]
         case .execute:
             return [

@@ -8,8 +8,10 @@ struct StatsCommand: AsyncParsableCommand {
         commandName: "stats",
         abstract: "Show figures of the running daemon.",
         discussion: """
-            Revision, number of keys, bindings, subscriptions and connections, uptime and \
-            database size. --json prints the daemon's Stats reply.
+            Revision, number of keys, bindings, subscriptions and connections, uptime, \
+            database size and the node's role: standalone, or cluster with the etcd \
+            endpoints and whether this node holds the timer election (fires the \
+            deadlines). --json prints the daemon's Stats reply.
 
             Example:
               propctl stats
@@ -25,7 +27,7 @@ struct StatsCommand: AsyncParsableCommand {
         }
         let style = Style.standardOutput
         var table = Table(style: style)
-        let rows: [(String, String)] = [
+        var rows: [(String, String)] = [
             ("socket", global.socketChoice.path),
             ("revision", String(stats.revision.rawValue)),
             ("keys", String(stats.keys)),
@@ -35,8 +37,20 @@ struct StatsCommand: AsyncParsableCommand {
             ("uptime", Self.duration(stats.uptimeSeconds)),
             ("database", Self.size(stats.databaseBytes)),
         ]
+        rows += Self.roleRows(stats.role)
         for (name, value) in rows { table.append([.init(text: name, paint: style.dim), .init(text: value)]) }
         StandardStreams.out(table.render())
+    }
+
+    /// `role`, and for a cluster node its etcd endpoints.
+    static func roleRows(_ role: NodeRole?) -> [(String, String)] {
+        switch role {
+        case nil: return []
+        case .standalone: return [("role", "standalone")]
+        case .cluster(let endpoints, let holder):
+            let timers = holder ? "holds the timer election" : "does not hold the timer election"
+            return [("role", "cluster, \(timers)"), ("etcd", endpoints.joined(separator: ","))]
+        }
     }
 
     static func duration(_ seconds: Double) -> String {

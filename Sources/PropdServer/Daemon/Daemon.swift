@@ -71,6 +71,10 @@ public enum Daemon {
             access: reloader.access,
             connections: { serverReference.connectionCount })
         interface.runReload = { await reloader.reload() }
+        if let cluster = configuration.cluster {
+            let endpoints = cluster.endpoints.map(\.description)
+            interface.nodeRole = { .cluster(etcdEndpoints: endpoints, timerHolder: service.firesTimers) }
+        }
         let address: VarlinkBindAddress
         switch listenAddress {
         case .path(let path): address = .path(path)

@@ -86,7 +86,9 @@ method Bindings(pattern: ?string) -> (bindings: []Binding)
 # and those that need a restart.
 method Reload() -> (revision: int, errors: []string, applied: ?[]string, refused: ?[]string)
 
-# Figures of the running daemon.
+# Figures of the running daemon. role is "standalone", or "cluster" for a
+# node on etcd (propd --etcd), which adds the etcdEndpoints it uses and
+# timerHolder: true while it holds the timer election and fires the deadlines.
 method Stats() -> (
   revision: int,
   keys: int,
@@ -94,7 +96,10 @@ method Stats() -> (
   subscriptions: int,
   connections: int,
   uptimeSeconds: float,
-  databaseBytes: int
+  databaseBytes: int,
+  role: ?string,
+  etcdEndpoints: ?[]string,
+  timerHolder: ?bool
 )
 
 # Commands (RACCommand): a command's name is a key CMD. propd keeps

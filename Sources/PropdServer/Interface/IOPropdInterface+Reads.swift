@@ -59,7 +59,7 @@ extension IOPropdInterface {
         return DaemonStatistics(
             revision: figures.revision, keys: figures.keys, bindings: figures.bindings,
             subscriptions: figures.subscriptions, connections: connections(), uptimeSeconds: figures.uptimeSeconds,
-            databaseBytes: figures.databaseBytes
+            databaseBytes: figures.databaseBytes, role: nodeRole()
         ).parameters
     }
 }

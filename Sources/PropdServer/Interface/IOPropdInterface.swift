@@ -38,6 +38,8 @@ public struct IOPropdInterface: Sendable {
     /// What `Reload` runs (the daemon's reloader); without it `Reload` is
     /// `MethodNotImplemented`.
     public var runReload: (@Sendable () async -> ReloadReply)?
+    /// What `Stats` says this daemon is (the daemon sets a cluster node's).
+    public var nodeRole: @Sendable () -> NodeRole = { .standalone }
 
     public init(
         service: PropertyService, limits: InterfaceLimits = InterfaceLimits(), access: any AccessCheck = AllowAll(),

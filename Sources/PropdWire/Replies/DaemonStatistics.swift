@@ -2,7 +2,8 @@ public import PropdCore
 
 /// Figures of a running daemon.
 ///
-/// `Stats -> (revision, keys, bindings, subscriptions, connections, uptimeSeconds: float, databaseBytes)`.
+/// `Stats -> (revision, keys, bindings, subscriptions, connections, uptimeSeconds: float, databaseBytes,
+/// role: ?string, etcdEndpoints: ?[]string, timerHolder: ?bool)`.
 public struct DaemonStatistics: IOPropdReply {
     public var revision: Revision
     public var keys: Int
@@ -11,10 +12,12 @@ public struct DaemonStatistics: IOPropdReply {
     public var connections: Int
     public var uptimeSeconds: Double
     public var databaseBytes: Int
+    /// Alone or a cluster node; nil from a daemon that does not say.
+    public var role: NodeRole?
 
     public init(
         revision: Revision, keys: Int, bindings: Int, subscriptions: Int, connections: Int, uptimeSeconds: Double,
-        databaseBytes: Int
+        databaseBytes: Int, role: NodeRole? = nil
     ) {
         self.revision = revision
         self.keys = keys
@@ -23,10 +26,11 @@ public struct DaemonStatistics: IOPropdReply {
         self.connections = connections
         self.uptimeSeconds = uptimeSeconds
         self.databaseBytes = databaseBytes
+        self.role = role
     }
 
     public var parameters: [String: JSONValue] {
-        [
+        let figures: [String: JSONValue] = [
             "revision": .integer(revision.rawValue),
             "keys": .integer(Int64(keys)),
             "bindings": .integer(Int64(bindings)),
@@ -35,6 +39,7 @@ public struct DaemonStatistics: IOPropdReply {
             "uptimeSeconds": .double(uptimeSeconds),
             "databaseBytes": .integer(Int64(databaseBytes)),
         ]
+        return figures.merging(role?.parameters ?? [:]) { figure, _ in figure }
     }
 
     public init(parameters: [String: JSONValue]) throws(WireShapeError) {
@@ -44,6 +49,6 @@ public struct DaemonStatistics: IOPropdReply {
             revision: try fields.revision("revision"), keys: Int(try fields.integer("keys")),
             bindings: Int(try fields.integer("bindings")), subscriptions: Int(try fields.integer("subscriptions")),
             connections: Int(try fields.integer("connections")), uptimeSeconds: uptime,
-            databaseBytes: Int(try fields.integer("databaseBytes")))
+            databaseBytes: Int(try fields.integer("databaseBytes")), role: try NodeRole(fields))
     }
 }

@@ -27,6 +27,12 @@ struct ClusterTimerTests {
                 return
             }
             let survivors = all.filter { $0.0 !== holder }
+            // Stats says which node holds the election, as etcd does.
+            let urls = nodes.etcd.clientURLs
+            #expect(try await holderClient.stats().role == .cluster(etcdEndpoints: urls, timerHolder: true))
+            for (_, client) in survivors {
+                #expect(try await client.stats().role == .cluster(etcdEndpoints: urls, timerHolder: false))
+            }
             let observer = EventCollector(survivors[0].1.observe(["t.out", "ttl.k"], initial: false))
             _ = try await observer.synced()
 
@@ -64,7 +70,10 @@ struct ClusterTimerTests {
             }
             #expect(observer.all.filter { $0.key == "t.out" && $0.kind == .set }.count == 1)
             #expect(observer.all.filter { $0.key == "ttl.k" && $0.kind == .delete }.count == 1)
-            #expect(survivors.contains { $0.0.process.processIdentifier == successor })
+            for (node, client) in survivors {
+                let holds = node.process.processIdentifier == successor
+                #expect(try await client.stats().role == .cluster(etcdEndpoints: urls, timerHolder: holds))
+            }
         }
     }
 }
