@@ -139,7 +139,12 @@ public enum Daemon {
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger))
         let campaign = opened.cluster.map { TimerCampaign(cluster: $0, service: service, logger: logger) }
-        return StartedDaemon(group: group, opened: opened, timerCampaign: campaign, logger: logger)
+        let relay = opened.cluster.map { cluster in
+            let relay = EtcdCommandRelay(etcd: cluster.etcd, prefix: cluster.settings.prefix, logger: logger)
+            service.attach(relay)
+            return Task { await relay.run(for: service) }
+        }
+        return StartedDaemon(group: group, opened: opened, timerCampaign: campaign, commandRelay: relay, logger: logger)
     }
 }
 
@@ -149,6 +154,8 @@ public struct StartedDaemon: Sendable {
     let opened: OpenedStore
     /// A cluster node's part in the timer election.
     let timerCampaign: TimerCampaign?
+    /// A cluster node's command relay, running until the stop.
+    let commandRelay: Task<Void, Never>?
     let logger: Logger
 
     /// Serves until SIGTERM or SIGINT: then stops accepting, finishes and
@@ -158,6 +165,8 @@ public struct StartedDaemon: Sendable {
     public func run() async throws {
         try await group.run()
         await timerCampaign?.stop()
+        commandRelay?.cancel()
+        await commandRelay?.value
         await opened.finish(logger)
         let store = opened.store
         let writes = store.statistics

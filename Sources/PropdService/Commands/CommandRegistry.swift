@@ -33,6 +33,8 @@ final class CommandRegistry: Sendable {
         var handlerLeft = false
         /// Disarms the armed timeout.
         var disarm: (@Sendable () -> Void)?
+        /// Started on another node: its ending goes there, nothing is written here.
+        var relayed: (@Sendable (ExecutionEnding) -> Void)?
     }
 
     enum Phase: Sendable {
@@ -68,7 +70,12 @@ final class CommandRegistry: Sendable {
         /// Commands whose keys are known to exist (a copy of the writer's
         /// `CommandNames`, read without waiting for the writer).
         var registered: Set<Key> = []
+        /// Other nodes' handlers, in a cluster.
+        var relay: (any CommandRelay)?
     }
+
+    /// The handler standing for every other node's (the relay).
+    static let relayHandler = CommandHandlerID(rawValue: 0)
 
     private let state = Mutex(State())
 
@@ -83,6 +90,15 @@ final class CommandRegistry: Sendable {
     }
 
     // MARK: Handlers
+
+    func setRelay(_ relay: any CommandRelay) {
+        state.withLock { $0.relay = relay }
+    }
+
+    var relay: (any CommandRelay)? { state.withLock { $0.relay } }
+
+    /// The commands this node's own handlers serve.
+    var servedCommands: Set<Key> { state.withLock { Set($0.serving.keys) } }
 
     func addHandler(_ commands: [Key], deliver: @escaping @Sendable (Invocation) -> Void) -> CommandHandlerID {
         state.withLock { state in
@@ -123,31 +139,66 @@ final class CommandRegistry: Sendable {
     // MARK: Executions
 
     /// Assigns a new execution to one handler of its command: the one with
-    /// the fewest open executions, taking turns among equals. False when
-    /// nobody serves the command.
+    /// the fewest open executions, taking turns among equals; to another
+    /// node's (the relay) when none here serves it. False when nobody
+    /// serves the command.
     func assign(
         _ invocation: Invocation, keys: CommandKeys, timeout: Duration, timer: @escaping CommandTimer,
         answer: @escaping @Sendable (Result<ExecutionResult, CommandError>) -> Void
     ) -> Bool {
         state.withLock { state in
-            guard let candidates = state.serving[invocation.command], !candidates.isEmpty else { return false }
-            let start = state.turn[invocation.command, default: 0] % candidates.count
-            var chosen = candidates[start]
-            var fewest = Int.max
-            for offset in 0..<candidates.count {
-                let id = candidates[(start + offset) % candidates.count]
-                let open = state.handlers[id]?.open ?? Int.max
-                if open < fewest {
-                    fewest = open
-                    chosen = id
-                }
+            let chosen: CommandHandlerID
+            if let local = Self.pick(invocation.command, &state) {
+                chosen = local
+            } else if state.relay?.serves(invocation.command) == true {
+                chosen = Self.relayHandler
+            } else {
+                return false
             }
-            state.turn[invocation.command] = start + 1
-            state.handlers[chosen]?.open += 1
             state.executions[invocation.id] = Execution(
                 invocation: invocation, keys: keys, handler: chosen, timeout: timeout, timer: timer, answer: answer)
             return true
         }
+    }
+
+    /// Assigns an execution started on another node to one handler here;
+    /// returns how to deliver it (nil when none serves the command now).
+    func assignRelayed(
+        _ invocation: Invocation, keys: CommandKeys, reply: @escaping @Sendable (ExecutionEnding) -> Void
+    ) -> (@Sendable (Invocation) -> Void)? {
+        state.withLock { state in
+            guard let chosen = Self.pick(invocation.command, &state), let handler = state.handlers[chosen] else {
+                return nil
+            }
+            var execution = Execution(
+                invocation: invocation, keys: keys, handler: chosen, timeout: .zero, timer: { _, _ in {} },
+                answer: { _ in })
+            // Its start revision was written where it was executed.
+            execution.phase = .running
+            execution.relayed = reply
+            state.executions[invocation.id] = execution
+            return handler.deliver
+        }
+    }
+
+    /// The local handler of `command` with the fewest open executions,
+    /// taking turns among equals (counted as opened).
+    private static func pick(_ command: Key, _ state: inout State) -> CommandHandlerID? {
+        guard let candidates = state.serving[command], !candidates.isEmpty else { return nil }
+        let start = state.turn[command, default: 0] % candidates.count
+        var chosen = candidates[start]
+        var fewest = Int.max
+        for offset in 0..<candidates.count {
+            let id = candidates[(start + offset) % candidates.count]
+            let open = state.handlers[id]?.open ?? Int.max
+            if open < fewest {
+                fewest = open
+                chosen = id
+            }
+        }
+        state.turn[command] = start + 1
+        state.handlers[chosen]?.open += 1
+        return chosen
     }
 
     /// The start of `id` was committed: it is running from now on.
@@ -156,6 +207,9 @@ final class CommandRegistry: Sendable {
             guard var execution = state.executions[id], execution.phase == .starting else { return nil }
             execution.phase = .running
             state.executions[id] = execution
+            if execution.handler == Self.relayHandler, let relay = state.relay {
+                return .deliver(execution.invocation, to: relay.send, timeout: execution.timeout, timer: execution.timer)
+            }
             guard !execution.handlerLeft, let handler = state.handlers[execution.handler] else { return .handlerLeft }
             return .deliver(execution.invocation, to: handler.deliver, timeout: execution.timeout, timer: execution.timer)
         }

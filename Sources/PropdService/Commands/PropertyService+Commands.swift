@@ -2,7 +2,7 @@ public import PropdCore
 public import PropdStore
 
 /// How an execution ended, and what that writes to `CMD.error`.
-enum ExecutionEnding: Sendable {
+public enum ExecutionEnding: Sendable, Hashable {
     case completed(JSONValue?)
     case failed(String)
     case timedOut(Duration)
@@ -106,6 +106,7 @@ extension PropertyService {
         failed: @escaping @Sendable (CommandError) -> Void
     ) -> CommandHandlerID {
         let handler = commands.addHandler(keys.map(\.command), deliver: deliver)
+        commands.relay?.announce(commands.servedCommands)
         registerCommands(keys) { [self] registered in
             if case .failure(let error) = registered {
                 stopServing(handler)
@@ -117,7 +118,9 @@ extension PropertyService {
 
     /// The handler is gone: its running executions end with `NoHandler`.
     public func stopServing(_ handler: CommandHandlerID) {
-        for id in commands.removeHandler(handler) { finish(id, .handlerLeft) }
+        let running = commands.removeHandler(handler)
+        commands.relay?.announce(commands.servedCommands)
+        for id in running { finish(id, .handlerLeft) }
     }
 
     /// `Complete`: ends execution `id` with the handler's `result`, or with
@@ -243,6 +246,13 @@ extension PropertyService {
         answered: (@Sendable (Result<Revision, CommandError>) -> Void)? = nil
     ) -> Bool {
         guard let execution = commands.claim(id) else { return false }
+        if let relayed = execution.relayed {
+            // Started on another node, which writes its end.
+            commands.remove(id)
+            relayed(ending)
+            answered?(.success(store.revision))
+            return true
+        }
         let keys = execution.keys
         let error = ending.errorText
         let registry = commands

@@ -1,0 +1,238 @@
+import Logging
+import PropdCore
+import PropdEtcd
+import PropdService
+import Synchronization
+
+/// Command invocations between the nodes of a cluster, through etcd, beside
+/// the space's prefix (never in a node's mirror):
+///
+/// ```
+/// PREFIX.commands/serving/NODE         the commands NODE's handlers serve, one a line (NODE's lease)
+/// PREFIX.commands/invocations/NODE/ID  an execution for NODE's handlers: {"command", "argument", "from"}
+/// PREFIX.commands/endings/NODE/ID      how it ended, for NODE, which executed it
+/// ```
+///
+/// The node that executes writes the start and end revisions, arms the
+/// timeout and answers `Execute`; the node whose handler runs it only
+/// delivers the invocation and sends the handler's answer back. Keys of a
+/// node that dies go with its lease: its executions elsewhere end with
+/// `NoHandler`.
+final class EtcdCommandRelay: CommandRelay {
+    private struct State {
+        /// What each other node's handlers serve.
+        var serving: [String: Set<Key>] = [:]
+        var turn = 0
+        /// Executions sent elsewhere: the node each went to.
+        var sent: [String: String] = [:]
+        /// What this node's handlers serve, to announce.
+        var announced: Set<Key> = []
+        var lease: Int64?
+        var service: PropertyService?
+        /// Wakes the current term's announcer (a term: one lease).
+        var announcer: AsyncStream<Void>.Continuation?
+    }
+
+    let node: String
+    private let etcd: EtcdClient
+    private let base: [UInt8]
+    private let logger: Logger
+    private let state = Mutex(State())
+
+    init(etcd: EtcdClient, prefix: String, logger: Logger) {
+        self.etcd = etcd
+        self.logger = logger
+        var trimmed = Array(prefix.utf8)
+        while trimmed.last == UInt8(ascii: "/") { trimmed.removeLast() }
+        base = trimmed + Array(".commands/".utf8)
+        var generator = SystemRandomNumberGenerator()
+        node = String(generator.next() as UInt64, radix: 36)
+    }
+
+    // MARK: CommandRelay
+
+    func serves(_ command: Key) -> Bool {
+        state.withLock { $0.serving.values.contains { $0.contains(command) } }
+    }
+
+    func send(_ invocation: Invocation) {
+        let target: String? = state.withLock { state in
+            let nodes = state.serving.filter { $0.value.contains(invocation.command) }.keys.sorted()
+            guard !nodes.isEmpty else { return nil }
+            state.turn &+= 1
+            let chosen = nodes[state.turn % nodes.count]
+            state.sent[invocation.id] = chosen
+            return chosen
+        }
+        guard let target else { return end(invocation.id, .handlerLeft) }
+        var message: [String: JSONValue] = ["command": .string(invocation.command.rawValue), "from": .string(node)]
+        if let argument = invocation.argument { message["argument"] = argument }
+        let key = base + Array("invocations/\(target)/\(invocation.id)".utf8)
+        let lease = state.withLock { $0.lease } ?? 0
+        Task { [etcd] in
+            do {
+                // With this node's lease: if it dies, the invocation goes too.
+                _ = try await etcd.put(key, JSONValue.object(message).jsonBytes, lease: lease)
+            } catch {
+                end(invocation.id, .handlerLeft)
+            }
+        }
+    }
+
+    func announce(_ commands: Set<Key>) {
+        let announcer = state.withLock { state in
+            state.announced = commands
+            return state.announcer
+        }
+        announcer?.yield()
+    }
+
+    // MARK: Running
+
+    /// Serves as the relay of `service` until cancelled; then revokes its
+    /// lease, so its handlers are no longer announced.
+    func run(for service: PropertyService) async {
+        state.withLock { $0.service = service }
+        var pause = Duration.milliseconds(100)
+        while !Task.isCancelled {
+            var lease: EtcdLease?
+            do {
+                let granted = try await etcd.grantLease(ttl: 5)
+                lease = granted
+                // A stream per term: cancelling a task that iterates one ends it.
+                let (announcements, announcer) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+                state.withLock { state in
+                    state.lease = granted.id
+                    state.announcer = announcer
+                }
+                pause = .milliseconds(100)
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask { [etcd] in try await etcd.keepAlive(granted) }
+                    group.addTask { try await self.announceServing(announcements, lease: granted.id) }
+                    group.addTask { try await self.follow() }
+                    try await group.next()
+                }
+            } catch {
+                logger.debug("command relay restarts", metadata: ["error": "\(error)"])
+            }
+            if let lease {
+                // Not cancelled with the relay: other nodes should stop sending here now.
+                await Task { [etcd] in try? await etcd.revokeLease(lease.id) }.value
+            }
+            if Task.isCancelled { break }
+            // Retry pacing while etcd refuses, not a synchronization.
+            try? await Task.sleep(for: pause)
+            pause = min(pause * 2, .seconds(2))
+        }
+        state.withLock { $0.service = nil }
+    }
+
+    /// Puts this node's served commands whenever they change (first at once).
+    private func announceServing(_ announcements: AsyncStream<Void>, lease: Int64) async throws {
+        let key = base + Array("serving/\(node)".utf8)
+        state.withLock { $0.announcer }?.yield()
+        for await _ in announcements {
+            let commands = state.withLock { $0.announced }.map(\.rawValue).sorted()
+            if commands.isEmpty {
+                _ = try await etcd.delete(.key(key))
+            } else {
+                _ = try await etcd.put(key, Array(commands.joined(separator: "\n").utf8), lease: lease)
+            }
+        }
+        throw CancellationError()
+    }
+
+    /// Reads what other nodes serve, then follows it and this node's invocations and endings.
+    private func follow() async throws {
+        let read = try await etcd.range(.prefix(base))
+        for kv in read.keyValues { apply(EtcdEvent(kind: .put, keyValue: kv)) }
+        try await etcd.watch(.prefix(base), from: read.revision + 1) { [self] update in
+            guard case .events(let events) = update else { return }
+            for event in events { apply(event) }
+        }
+    }
+
+    private func apply(_ event: EtcdEvent) {
+        guard event.keyValue.key.starts(with: base) else { return }
+        let path = String(decoding: event.keyValue.key.dropFirst(base.count), as: UTF8.self).split(separator: "/")
+        switch (path.first, path.count) {
+        case ("serving"?, 2) where path[1] != node:
+            let other = String(path[1])
+            if event.kind == .delete {
+                nodeLeft(other)
+            } else {
+                let commands = String(decoding: event.keyValue.value, as: UTF8.self).split(separator: "\n")
+                    .compactMap { try? Key(String($0)) }
+                state.withLock { $0.serving[other] = Set(commands) }
+            }
+        case ("invocations"?, 3) where path[1] == node && event.kind == .put:
+            received(id: String(path[2]), event.keyValue.value)
+        case ("endings"?, 3) where path[1] == node && event.kind == .put:
+            let id = String(path[2])
+            guard let message = try? JSONValue(parsingUTF8: event.keyValue.value) else { return }
+            end(id, Self.ending(message))
+        default:
+            return
+        }
+    }
+
+    /// An invocation for this node's handlers: their answer goes back to the node that executed it.
+    private func received(id: String, _ bytes: [UInt8]) {
+        guard let service = state.withLock({ $0.service }),
+            let message = try? JSONValue(parsingUTF8: bytes),
+            case .string(let command)? = message["command"], let key = try? Key(command),
+            case .string(let from)? = message["from"]
+        else { return }
+        let argument = message["argument"].flatMap { $0 == .null ? nil : $0 }
+        let reply = base + Array("endings/\(from)/\(id)".utf8)
+        service.receive(Invocation(id: id, command: key, argument: argument)) { [etcd, logger] ending in
+            Task {
+                do {
+                    _ = try await etcd.put(reply, Self.message(ending).jsonBytes)
+                } catch {
+                    // The executing node's timeout ends it.
+                    logger.warning("a command's answer could not reach its node", metadata: ["error": "\(error)"])
+                }
+            }
+        }
+    }
+
+    /// Ends an execution sent elsewhere, and clears its keys.
+    private func end(_ id: String, _ ending: ExecutionEnding) {
+        let (service, target) = state.withLock { ($0.service, $0.sent.removeValue(forKey: id)) }
+        service?.receiveEnding(of: id, ending)
+        let keys = [base + Array("endings/\(node)/\(id)".utf8)]
+            + (target.map { [base + Array("invocations/\($0)/\(id)".utf8)] } ?? [])
+        Task { [etcd] in
+            // Left behind when etcd is unreachable: the keys are small, and go with the lease.
+            for key in keys { _ = try? await etcd.delete(.key(key)) }
+        }
+    }
+
+    /// Another node's handlers are gone (it stopped, or its lease expired):
+    /// what it was running ends with `NoHandler`.
+    private func nodeLeft(_ other: String) {
+        let orphans = state.withLock { state in
+            state.serving[other] = nil
+            return state.sent.filter { $0.value == other }.map(\.key)
+        }
+        for id in orphans { end(id, .handlerLeft) }
+    }
+
+    static func message(_ ending: ExecutionEnding) -> JSONValue {
+        switch ending {
+        case .completed(let result): return ["completed": true, "result": result ?? .null]
+        case .failed(let message): return ["error": .string(message)]
+        case .timedOut, .handlerLeft: return ["handlerLeft": true]
+        }
+    }
+
+    static func ending(_ message: JSONValue) -> ExecutionEnding {
+        if case .string(let error)? = message["error"] { return .failed(error) }
+        if message["completed"] == true {
+            let result = message["result"]
+            return .completed(result == .null ? nil : result)
+        }
+        return .handlerLeft
+    }
+}

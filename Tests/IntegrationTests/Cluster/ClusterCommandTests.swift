@@ -1,0 +1,84 @@
+import EtcdTestSupport
+import Foundation
+import PropdClient
+import PropdCore
+import PropdTestSupport
+import Testing
+
+/// Commands across real propd nodes on a real etcd: an `Execute` on node A
+/// reaches a handler serving on node B; A writes the execution's two
+/// revisions and answers with the handler's result or error.
+@Suite(.serialized, .enabled(if: EtcdCluster.executable != nil, "\(EtcdCluster.missingReason)"))
+struct ClusterCommandTests {
+    @Test func anExecuteOnNodeAReachesAHandlerOnNodeB() async throws {
+        let nodes = try await TwoNodes(prefix: "/propd/commands")
+        var handler: RawHandler? = try await RawHandler(["door.open"], socket: nodes.b.socketPath)
+        let executor = try await PropdClient.connect(to: nodes.a.socketPath)
+
+        // A learns of B's handler through etcd: until then an Execute on A is NoHandler.
+        async let opened = Self.executeOnceServed(executor, "door.open", argument: "front")
+        let first = try #require(try await handler?.nextInvocation())
+        #expect(first.command == "door.open" && first.argument == "front")
+        #expect(try await complete(nodes.b.socketPath, first.id, result: ["opened": "front"])["error"] == nil)
+        let result = try await opened
+        #expect(result.result == ["opened": "front"])
+        // A wrote the end: both nodes read it at the revision Execute returned.
+        for client in [nodes.clientA, nodes.clientB] {
+            let executing = try await client.get(["door.open.executing", "door.open.error"])
+            #expect(executing.map(\.value) == [false, .null])
+            #expect(executing[0].revision == result.revision)
+        }
+
+        // The handler's error is A's CommandFailed, and A's door.open.error.
+        let jammed = Task { try await executor.execute("door.open", argument: "jam") }
+        let second = try #require(try await handler?.nextInvocation())
+        _ = try await complete(nodes.b.socketPath, second.id, error: "jammed")
+        await #expect(throws: PropdClientError.refused(.commandFailed(command: "door.open", message: "jammed"))) {
+            try await jammed.value
+        }
+        #expect(try await nodes.clientA.value("door.open.error") == "jammed")
+
+        // The handler on B vanishes mid-execution: A's Execute is NoHandler.
+        let orphaned = Task { try await executor.execute("door.open", argument: "back") }
+        _ = try await handler?.nextInvocation()
+        handler = nil  // closes its socket, as a crash would
+        await #expect(throws: PropdClientError.refused(.noHandler(command: "door.open"))) { try await orphaned.value }
+        #expect(try await nodes.clientA.value("door.open.executing") == false)
+    }
+
+    /// The node whose handler runs an execution is SIGKILLed: its lease
+    /// ends, and the executing node ends the execution with `NoHandler`
+    /// (not its 30 s `CommandTimeout`), `executing` back to false.
+    @Test func aHandlersNodeKilledMidExecutionIsNoHandlerWhereItWasExecuted() async throws {
+        let nodes = try await TwoNodes(prefix: "/propd/commands-kill")
+        let handler = try await RawHandler(["door.open"], socket: nodes.b.socketPath)
+        let executor = try await PropdClient.connect(to: nodes.a.socketPath)
+        // Once A knows B's handler (a first execution answered), the one that counts.
+        let warmUp = Task { try await Self.executeOnceServed(executor, "door.open", argument: "warm") }
+        _ = try await complete(nodes.b.socketPath, try await handler.nextInvocation().id, result: true)
+        _ = try await warmUp.value
+        let execution = Task { try await executor.execute("door.open", argument: "front") }
+        #expect(try await handler.nextInvocation().argument == "front")
+        nodes.b.kill()
+        await #expect(throws: PropdClientError.refused(.noHandler(command: "door.open"))) { try await execution.value }
+        #expect(try await nodes.clientA.value("door.open.executing") == false)
+    }
+
+    /// `Execute` on `client`, again while it is `NoHandler` (another node's
+    /// handler is not known there yet), for at most `timeout`.
+    static func executeOnceServed(
+        _ client: PropdClient, _ command: String, argument: JSONValue, timeout: Duration = .seconds(60)
+    ) async throws -> ExecutionResult {
+        let clock = ContinuousClock()
+        let deadline = clock.now + timeout
+        while true {
+            do {
+                return try await client.execute(command, argument: argument)
+            } catch {
+                guard case .refused(.noHandler) = error, clock.now < deadline else { throw error }
+                // Polling pace: the announcement has no event on this node's surface.
+                try await Task.sleep(for: .milliseconds(100))
+            }
+        }
+    }
+}
