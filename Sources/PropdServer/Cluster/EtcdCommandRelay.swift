@@ -79,6 +79,16 @@ final class EtcdCommandRelay: CommandRelay {
         }
     }
 
+    func ended(_ id: String) {
+        let target = state.withLock { $0.sent.removeValue(forKey: id) }
+        let keys = [base + Array("endings/\(node)/\(id)".utf8)]
+            + (target.map { [base + Array("invocations/\($0)/\(id)".utf8)] } ?? [])
+        Task { [etcd] in
+            // Left behind when etcd is unreachable: the keys are small, and go with the lease.
+            for key in keys { _ = try? await etcd.delete(.key(key)) }
+        }
+    }
+
     func announce(_ commands: Set<Key>) {
         let announcer = state.withLock { state in
             state.announced = commands
@@ -165,8 +175,13 @@ final class EtcdCommandRelay: CommandRelay {
                     .compactMap { try? Key(String($0)) }
                 state.withLock { $0.serving[other] = Set(commands) }
             }
-        case ("invocations"?, 3) where path[1] == node && event.kind == .put:
-            received(id: String(path[2]), event.keyValue.value)
+        case ("invocations"?, 3) where path[1] == node:
+            if event.kind == .put {
+                received(id: String(path[2]), event.keyValue.value)
+            } else {
+                // The executing node ended it (answered, timed out) or is gone.
+                state.withLock { $0.service }?.forgetReceived(String(path[2]))
+            }
         case ("endings"?, 3) where path[1] == node && event.kind == .put:
             let id = String(path[2])
             guard let message = try? JSONValue(parsingUTF8: event.keyValue.value) else { return }
@@ -197,16 +212,11 @@ final class EtcdCommandRelay: CommandRelay {
         }
     }
 
-    /// Ends an execution sent elsewhere, and clears its keys.
+    /// Ends an execution sent elsewhere (its end calls ``ended(_:)``, which
+    /// clears its keys; so does this, for one that had ended already).
     private func end(_ id: String, _ ending: ExecutionEnding) {
-        let (service, target) = state.withLock { ($0.service, $0.sent.removeValue(forKey: id)) }
-        service?.receiveEnding(of: id, ending)
-        let keys = [base + Array("endings/\(node)/\(id)".utf8)]
-            + (target.map { [base + Array("invocations/\($0)/\(id)".utf8)] } ?? [])
-        Task { [etcd] in
-            // Left behind when etcd is unreachable: the keys are small, and go with the lease.
-            for key in keys { _ = try? await etcd.delete(.key(key)) }
-        }
+        state.withLock { $0.service }?.receiveEnding(of: id, ending)
+        ended(id)
     }
 
     /// Another node's handlers are gone (it stopped, or its lease expired):

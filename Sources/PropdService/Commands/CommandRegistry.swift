@@ -243,6 +243,17 @@ final class CommandRegistry: Sendable {
         return claimed
     }
 
+    /// Forgets an execution started on another node that is still running here.
+    func dropRelayed(_ id: String) {
+        state.withLock { state in
+            guard let execution = state.executions[id], execution.relayed != nil, execution.phase == .running else {
+                return
+            }
+            state.executions[id] = nil
+            state.handlers[execution.handler]?.open -= 1
+        }
+    }
+
     /// Forgets an execution whose start or end was committed (or refused).
     func remove(_ id: String) {
         state.withLock { state in

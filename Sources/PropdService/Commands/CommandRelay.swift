@@ -20,6 +20,9 @@ public protocol CommandRelay: Sendable {
     func send(_ invocation: Invocation)
     /// The commands this node's own handlers serve now.
     func announce(_ commands: Set<Key>)
+    /// An execution sent elsewhere ended here (answered, or by its
+    /// timeout): what carried it can go, and the other node forgets it.
+    func ended(_ id: String)
 }
 
 extension PropertyService {
@@ -40,6 +43,14 @@ extension PropertyService {
             let deliver = commands.assignRelayed(invocation, keys: keys, reply: reply)
         else { return reply(.handlerLeft) }
         deliver(invocation)
+    }
+
+    /// The node that executed `id` ended it without its answer (its
+    /// timeout, or the node is gone): this node's handler is no longer
+    /// waited for, and its `Complete` is `NoSuchInvocation`, as after a
+    /// local timeout.
+    public func forgetReceived(_ id: String) {
+        commands.dropRelayed(id)
     }
 
     /// The handler on another node answered an execution started here: it

@@ -253,6 +253,7 @@ extension PropertyService {
             answered?(.success(store.revision))
             return true
         }
+        if execution.handler == CommandRegistry.relayHandler { commands.relay?.ended(id) }
         let keys = execution.keys
         let error = ending.errorText
         let registry = commands

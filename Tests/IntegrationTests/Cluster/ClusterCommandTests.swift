@@ -2,6 +2,7 @@ import EtcdTestSupport
 import Foundation
 import PropdClient
 import PropdCore
+import PropdEtcd
 import PropdTestSupport
 import Testing
 
@@ -38,6 +39,22 @@ struct ClusterCommandTests {
         }
         #expect(try await nodes.clientA.value("door.open.error") == "jammed")
 
+        // B's handler does not answer in time: A's timeout ends it and
+        // clears its keys in etcd; the late answer changes nothing on A.
+        await #expect(throws: PropdClientError.refused(.commandTimeout(command: "door.open"))) {
+            try await executor.execute("door.open", argument: "slow", timeout: .milliseconds(300))
+        }
+        let slow = try #require(try await handler?.nextInvocation())
+        #expect(slow.argument == "slow")
+        let endpoints = try nodes.etcd.clientURLs.map { try EtcdEndpoint($0) }
+        let relayKeys = try await withEtcdClient(EtcdClient.Configuration(endpoints: endpoints)) { etcd in
+            try await Self.relayKeysOnceCleared(etcd, prefix: "/propd/commands")
+        }
+        #expect(relayKeys.isEmpty, "left in etcd: \(relayKeys)")
+        _ = try await complete(nodes.b.socketPath, slow.id, result: "late")
+        let ended = try await nodes.clientA.get(["door.open.executing", "door.open.error"])
+        #expect(ended.map(\.value) == [false, "timeout after 300ms"])
+
         // The handler on B vanishes mid-execution: A's Execute is NoHandler.
         let orphaned = Task { try await executor.execute("door.open", argument: "back") }
         _ = try await handler?.nextInvocation()
@@ -62,6 +79,26 @@ struct ClusterCommandTests {
         nodes.b.kill()
         await #expect(throws: PropdClientError.refused(.noHandler(command: "door.open"))) { try await execution.value }
         #expect(try await nodes.clientA.value("door.open.executing") == false)
+    }
+
+    /// The invocation and ending keys under `PREFIX.commands/`, once none
+    /// is left (or what is left after `timeout`): the executing node
+    /// deletes them when the execution ends.
+    static func relayKeysOnceCleared(_ etcd: EtcdClient, prefix: String, timeout: Duration = .seconds(30)) async throws
+        -> [String]
+    {
+        let clock = ContinuousClock()
+        let deadline = clock.now + timeout
+        while true {
+            var left: [String] = []
+            for table in ["invocations/", "endings/"] {
+                let read = try await etcd.range(.prefix(Array((prefix + ".commands/" + table).utf8)))
+                left += read.keyValues.map { String(decoding: $0.key, as: UTF8.self) }
+            }
+            if left.isEmpty || clock.now >= deadline { return left }
+            // Polling pace: the deletes are not announced to the test.
+            try await Task.sleep(for: .milliseconds(100))
+        }
     }
 
     /// `Execute` on `client`, again while it is `NoHandler` (another node's
