@@ -91,16 +91,20 @@ public final class PropertyService: Sendable {
 
     /// Queues `body` as one write request: on the writer, with the engine,
     /// in the batch's transaction. The engine is rebuilt first when an earlier
-    /// body changed it and was rolled back (see ``EngineState``). The one
-    /// ``WriteSubmission`` of the request is built here; the store decides
-    /// from its `origin` where and when it commits.
+    /// body changed it and was rolled back (see ``EngineState``).
+    ///
+    /// - Parameter validatesFirst: the body throws only before its first write
+    ///   (it then runs without a savepoint; see `PropertyStore.submit`).
+    /// - Parameter deferred: see `PropertyStore.submit`; the caller then
+    ///   calls ``commitPending()``.
     func submit<T: Sendable>(
         _ body: @escaping @Sendable (inout WriteTransaction, inout EngineState) throws -> T,
-        rollback: WriteSubmission<T>.Rollback = .savepoint,
-        from origin: WriteOrigin,
+        validatesFirst: Bool = false,
+        deferred: Bool = false,
+        resumesTask: Bool = false,
         completion: @escaping @Sendable (Result<Committed<T>, any Error>) -> Void
     ) {
-        store.submit(WriteSubmission(
+        store.submit(
             { [engine, timers, logger] transaction in
                 try engine.withLock { state in
                     // Whatever the body does (even throw: a timer that found
@@ -111,16 +115,22 @@ public final class PropertyService: Sendable {
                     state.reportRecomputations(logger)
                     return result
                 }
-            }, rollback: rollback, origin: origin, completion: completion))
+            }, needsSavepoint: !validatesFirst, deferred: deferred, resumesTask: resumesTask, completion: completion)
     }
 
-    /// ``submit(_:rollback:from:completion:)`` awaited, with the body's own errors left as they are.
+    /// Commits the writes submitted `deferred` (see ``submit(_:deferred:completion:)``)
+    /// on the calling thread when the writer is idle; a running writer takes them otherwise.
+    public func commitPending() {
+        store.commitPending()
+    }
+
+    /// ``submit(_:completion:)`` awaited, with the body's own errors left as they are.
     func commitUnmapped<T: Sendable>(
         _ body: @escaping @Sendable (inout WriteTransaction, inout EngineState) throws -> T
     ) async throws -> Committed<T> {
         try await withUnsafeThrowingContinuation { continuation in
             // Unsafe continuation: `submit` calls its completion exactly once.
-            submit(body, from: .task) { continuation.resume(with: $0) }
+            submit(body, resumesTask: true) { continuation.resume(with: $0) }
         }
     }
 }

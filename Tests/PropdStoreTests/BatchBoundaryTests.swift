@@ -1,27 +1,25 @@
 import PropdCore
 import PropdStore
-import PropdStoreTestSupport
 import Synchronization
 import Testing
 
-/// The group-commit writer's batches, made deterministic with requests from
-/// a hand-run event loop: nothing commits until the loop's tick ends, and
-/// then exactly the requests queued so far form the batches.
+/// The group-commit writer's batches, made deterministic with deferred
+/// requests: nothing commits until `commitPending`, and then exactly the
+/// requests queued so far form the batches.
 @Suite(.timeLimit(.minutes(1))) struct BatchBoundaryTests {
-    @Test func loneRequestsOfALoopWaitForTheEndOfItsTickThenCommitOnTheLoopAsOneBatch() throws {
+    @Test func deferredRequestsWaitForCommitPendingThenCommitOnTheCallerAsOneBatch() throws {
         let dir = try TemporaryDirectory()
         let store = try openStore(dir)
         let outcomes = Outcomes()
-        let loop = ManualLoop()
         for i in 0..<3 {
-            store.submit(WriteSubmission({ tx in try tx.set(key("k.\(i)"), .integer(Int64(i))) }, origin: loop.lone, completion: outcomes.completion(i)))
+            store.submit({ tx in try tx.set(key("k.\(i)"), .integer(Int64(i))) }, deferred: true, completion: outcomes.completion(i))
         }
         #expect(outcomes.count == 0)
         #expect(store.revision == .none)
         #expect(store.statistics.batches == 0)
 
-        loop.endTick()
-        // Committed on this thread: every caller is answered before the tick ends.
+        store.commitPending()
+        // Committed on this thread: every caller is answered before commitPending returns.
         #expect(outcomes.revisions == [0: 1, 1: 2, 2: 3])
         let statistics = store.statistics
         #expect(statistics.batches == 1)
@@ -35,11 +33,10 @@ import Testing
         let store = try PropertyStore(
             path: dir.databasePath, configuration: StoreConfiguration(durability: .normal, maximumBatch: 2))
         let outcomes = Outcomes()
-        let loop = ManualLoop()
         for i in 0..<5 {
-            store.submit(WriteSubmission({ tx in try tx.set(key("k.\(i)"), .integer(Int64(i))) }, origin: loop.lone, completion: outcomes.completion(i)))
+            store.submit({ tx in try tx.set(key("k.\(i)"), .integer(Int64(i))) }, deferred: true, completion: outcomes.completion(i))
         }
-        loop.endTick()
+        store.commitPending()
         await outcomes.wait(for: 5)
         // In submission order, one revision each, in batches of 2, 2 and 1.
         #expect(outcomes.revisions == [0: 1, 1: 2, 2: 3, 3: 4, 4: 5])
@@ -54,14 +51,13 @@ import Testing
         let dir = try TemporaryDirectory()
         let store = try openStore(dir)
         let outcomes = Outcomes()
-        let loop = ManualLoop()
-        store.submit(WriteSubmission({ tx in try tx.set(key("a"), 1) }, origin: loop.lone, completion: outcomes.completion(0)))
-        store.submit(WriteSubmission({ tx in
+        store.submit({ tx in try tx.set(key("a"), 1) }, deferred: true, completion: outcomes.completion(0))
+        store.submit({ tx in
             try tx.set(key("b"), 2)
             throw BodyRefused()
-        }, origin: loop.lone, completion: outcomes.completion(1)))
-        store.submit(WriteSubmission({ tx in try tx.set(key("c"), 3) }, origin: loop.lone, completion: outcomes.completion(2)))
-        loop.endTick()
+        }, deferred: true, completion: outcomes.completion(1))
+        store.submit({ tx in try tx.set(key("c"), 3) }, deferred: true, completion: outcomes.completion(2))
+        store.commitPending()
 
         #expect(outcomes.revisions == [0: 1, 2: 2])
         #expect(outcomes.error(1) is BodyRefused)
@@ -75,15 +71,14 @@ import Testing
         let dir = try TemporaryDirectory()
         let store = try openStore(dir)
         let outcomes = Outcomes()
-        let loop = ManualLoop()
-        store.submit(WriteSubmission({ tx in try tx.set(key("a"), 1) }, origin: loop.lone, completion: outcomes.completion(0)))
+        store.submit({ tx in try tx.set(key("a"), 1) }, deferred: true, completion: outcomes.completion(0))
         // Promised to fail only before writing, and broke the promise: nothing
         // of it can be rolled back alone, so nothing of the batch is kept.
-        store.submit(WriteSubmission({ tx in
+        store.submit({ tx in
             try tx.set(key("b"), 2)
             throw BodyRefused()
-        }, rollback: .validatesFirst, origin: loop.lone, completion: outcomes.completion(1)))
-        loop.endTick()
+        }, needsSavepoint: false, deferred: true, completion: outcomes.completion(1))
+        store.commitPending()
 
         guard case .storage = outcomes.error(0) as? StoreError else {
             Issue.record("the batch's other request was not failed with the storage error: \(String(describing: outcomes.error(0)))")

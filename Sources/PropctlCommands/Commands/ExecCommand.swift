@@ -58,7 +58,9 @@ struct ExecCommand: AsyncParsableCommand {
             try await client.execute(command, argument: value, timeout: limit)
         }
         if global.json {
-            WireJSON.print(.object(answer.parameters))
+            var object: [String: JSONValue] = ["revision": .integer(answer.revision.rawValue)]
+            if let result = answer.result { object["result"] = result }
+            WireJSON.print(.object(object))
         } else if let result = answer.result {
             StandardStreams.out(ValueArgument.display(result) + "\n")
         }

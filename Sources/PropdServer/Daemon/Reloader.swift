@@ -3,7 +3,6 @@ import PropdCore
 import PropdService
 import PropdStore
 import PropdVarlink
-import PropdWire
 import Synchronization
 
 #if canImport(Glibc)
@@ -95,9 +94,9 @@ final class Reloader: Sendable {
     /// then the binding files; returns what it applied and refused and the
     /// errors of both.
     @discardableResult
-    func reload() async -> ReloadReply {
+    func reload() async -> ReloadOutcome {
         let old = current
-        var outcome = ReloadReply(revision: service.store.revision)
+        var outcome = ReloadOutcome(revision: service.store.revision)
         do {
             let loaded = try DaemonConfiguration.load(environment: environment, uid: getuid(), flags: flags)
             let (new, kept) = old.reloaded(to: loaded)

@@ -39,7 +39,7 @@ extension PropertyService {
                     try transaction.set(keys.error, .string(Self.restartedExecutionError))
                 }
                 try Self.propagate(&transaction, &state)
-            }, rollback: .validatesFirst, from: .thread
+            }, validatesFirst: true
         ) { result in
             switch result {
             case .success(let committed):

@@ -1,5 +1,4 @@
 public import PropdCore
-public import PropdWire
 import Synchronization
 
 /// Fans committed change sets out to subscribers.

@@ -14,11 +14,10 @@ struct WriteJob: Sendable {
     let fail: @Sendable (StoreError) -> Void
     /// Whether the body runs in a savepoint of its own. A body that can only
     /// fail before its first write needs none (see
-    /// ``WriteSubmission/Rollback``).
+    /// ``PropertyStore/submit(_:needsSavepoint:completion:)``).
     var needsSavepoint = true
-    /// Whether the completion resumes a task (a continuation: the origin is
-    /// ``WriteOrigin/task``), which may wake a thread of the global executor;
-    /// other completions only hand the outcome on (an event loop's task
-    /// queue) and are called directly.
+    /// Whether the completion resumes a task (a continuation), which may
+    /// wake a thread of the global executor; other completions only hand the
+    /// outcome on (an event loop's task queue) and are called directly.
     var resumesTask = false
 }

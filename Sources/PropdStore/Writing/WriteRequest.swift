@@ -57,8 +57,7 @@ extension PropertyStore {
     public func write(_ request: WriteRequest) async throws(StoreError) -> ChangeSet {
         do {
             return try await write(
-                { transaction in try request.apply(to: &transaction) },
-                rollback: request.canFailAfterWriting ? .savepoint : .validatesFirst
+                { transaction in try request.apply(to: &transaction) }, needsSavepoint: request.canFailAfterWriting
             ).changeSet
         } catch {
             throw StoreError(operating: error, path: path)

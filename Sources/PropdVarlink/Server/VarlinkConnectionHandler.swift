@@ -41,20 +41,19 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
     /// Sequence number of `slots.first`.
     private var firstSequence = 0
     private var waiting = CircularBuffer<Incoming>()
+    private var streamActive = false
+    /// No more calls are taken (protocol violation, quiescing, closed).
+    private var refusing = false
+    private var quiescing = false
+    private var closed = false
 
-    private var phase = ConnectionPhase.reading
-    private var reads = ReadGate.open
-    private var output = OutputFlush.flushed
-    private var drainPass = DrainPass.idle
-    /// Between a `channelRead` and its `channelReadComplete`: replies wait
-    /// for the burst's end to be flushed together.
     private var inReadBurst = false
-
-    /// The live stream: it owns the connection while it lasts, so it is
-    /// always the first slot (it starts only when every earlier call is answered).
-    private var liveStream: VarlinkReplyStream? {
-        if case .streaming(let stream, _)? = slots.first { stream } else { nil }
-    }
+    private var needsFlush = false
+    private var flushScheduled = false
+    private var readsHeld = false
+    private var readPending = false
+    private var draining = false
+    private var drainAgain = false
 
     /// Incomplete-message bytes this connection holds from `partialBudget`.
     private var partialBytes = 0
@@ -93,7 +92,7 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         inReadBurst = true
-        guard phase.takesCalls else { return }
+        if refusing { return }
         let frame = unwrapInboundIn(data)
         let message: [String: JSONValue]
         do {
@@ -138,11 +137,13 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
         let writable = context.channel.isWritable
-        liveStream?.writabilityChanged(writable)
+        if streamActive, case .streaming(let stream, _)? = slots.first {
+            stream.writabilityChanged(writable)
+        }
         // Calls held back while replies were piling up may start now.
         if writable, !waiting.isEmpty { drain() }
-        if writable, case .owedUntilWritable = reads {
-            reads = .open
+        if writable, !readsHeld, readPending {
+            readPending = false
             context.read()
         }
         context.fireChannelWritabilityChanged()
@@ -157,7 +158,8 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
             context.fireUserInboundEventTriggered(event)
             return
         }
-        phase.quiesce()
+        quiescing = true
+        refusing = true
         drain()
     }
 
@@ -166,16 +168,10 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
     func read(context: ChannelHandlerContext) {
         // A client that sends calls without reading replies must not grow
         // the outbound buffer forever: no more calls until it reads.
-        switch reads {
-        case .held:
-            reads = .held(owed: true)
-        case .open, .owedUntilWritable:
-            if context.channel.isWritable {
-                reads = .open
-                context.read()
-            } else {
-                reads = .owedUntilWritable
-            }
+        if readsHeld || !context.channel.isWritable {
+            readPending = true
+        } else {
+            context.read()
         }
     }
 
@@ -185,7 +181,7 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
         connection?.logger.info(
             "varlink protocol violation, closing connection", metadata: ["reason": "\(violation)"])
         receive(.rejected(configuration.protocolViolationReply(violation), closeAfter: true))
-        phase.refuse()
+        refusing = true
     }
 
     private func receive(_ item: Incoming) {
@@ -198,7 +194,7 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
     }
 
     private func canStart(_ item: Incoming) -> Bool {
-        if liveStream != nil { return false }
+        if streamActive { return false }
         // Replies not yet written are bounded: by count here, by bytes
         // through the channel's writability (the outbound high-water mark).
         if slots.count >= configuration.maximumStartedCallsPerConnection { return false }
@@ -248,16 +244,13 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
             slots.append(.answered(call.oneway ? nil : reply(result, method: call.method), closeAfter: false))
             drain()
         case .responding(let body):
-            // Alone: nothing before it still runs and nothing waits behind it.
-            let alone = slots.isEmpty && waiting.isEmpty
             slots.append(.running(method: call.method, oneway: call.oneway))
-            body(
-                call, connection,
-                VarlinkResponder(connection: loopBound, mailbox: connection.mailbox, sequence: sequence, alone: alone))
+            body(call, connection, VarlinkResponder(connection: loopBound, mailbox: connection.mailbox, sequence: sequence))
         case .streaming(let body):
             guard let channel = context?.channel else { return }
             let stream = VarlinkReplyStream(connection: loopBound, channel: channel, mailbox: connection.mailbox, sequence: sequence)
             slots.append(.streaming(stream, oneway: call.oneway))
+            streamActive = true
             body(call, connection, stream)
         }
     }
@@ -304,6 +297,7 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
         }
         if final {
             slots[offset: 0] = .answered(nil, closeAfter: false)
+            streamActive = false
             stream.terminate()
             drain()
         }
@@ -313,13 +307,14 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
     /// waiting, until nothing moves. Re-entrant calls (a synchronous handler
     /// answering inside `start`) just ask for another pass.
     private func drain() {
-        guard case .idle = drainPass else {
-            drainPass = .rerunRequested
+        if draining {
+            drainAgain = true
             return
         }
-        defer { drainPass = .idle }
+        draining = true
+        defer { draining = false }
         repeat {
-            drainPass = .running
+            drainAgain = false
             while case .answered(let message, let closeAfter)? = slots.first {
                 slots.removeFirst()
                 firstSequence += 1
@@ -338,12 +333,12 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
                 // slow reader stay within the outbound high-water mark
                 // instead of a full window of started calls.
                 if case .answered? = slots.first {
-                    drainPass = .rerunRequested
+                    drainAgain = true
                     break
                 }
             }
-        } while drainPass == .rerunRequested
-        if case .quiescing = phase, (slots.isEmpty && waiting.isEmpty) || liveStream != nil {
+        } while drainAgain
+        if quiescing, (slots.isEmpty && waiting.isEmpty) || streamActive {
             closeAfterWrites()
             return
         }
@@ -355,36 +350,36 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
     /// Writes `message`; unless the caller flushes itself (`flushLater`
     /// false), the flush comes at the end of the read burst or in a task.
     private func emit(_ message: VarlinkOutboundMessage, flushLater: Bool = true) {
-        guard phase.writes, let context else { return }
+        guard !closed, let context else { return }
         context.write(wrapOutboundOut(message), promise: nil)
-        output.wrote()
+        needsFlush = true
         if flushLater, !inReadBurst { scheduleFlush() }
     }
 
     private func scheduleFlush() {
-        guard !output.flushQueued, let context else { return }
-        output = .flushQueued(written: output.hasUnflushedWrites)
+        guard !flushScheduled, let context else { return }
+        flushScheduled = true
         let handler = loopBound
         context.eventLoop.execute {
-            handler.value.output.flushTaskRan()
+            handler.value.flushScheduled = false
             handler.value.flushIfNeeded()
         }
     }
 
     private func flushIfNeeded() {
-        guard output.hasUnflushedWrites, phase.writes, let context else { return }
-        output.flushed()
+        guard needsFlush, !closed, let context else { return }
+        needsFlush = false
         context.flush()
     }
 
     /// Closes once everything written so far has reached the socket, so the
     /// last replies (a violation's explanation) are not dropped.
     private func closeAfterWrites() {
-        guard phase.writes, let context else { return }
-        let wasQuiescing = phase == .quiescing
-        phase = .closed
-        reads.hold()
-        if wasQuiescing, !context.channel.isWritable {
+        guard !closed, let context else { return }
+        refusing = true
+        closed = true
+        readsHeld = true
+        if quiescing, !context.channel.isWritable {
             // Stopping, and the peer reads nothing (a stalled subscriber):
             // what it has not read it can ask for again with `since`; the
             // daemon does not wait for it.
@@ -393,7 +388,7 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
         }
         let written = context.eventLoop.makePromise(of: Void.self)
         context.writeAndFlush(wrapOutboundOut(.barrier), promise: written)
-        output.flushed()
+        needsFlush = false
         let channel = context.channel
         written.futureResult.whenComplete { _ in channel.close(promise: nil) }
     }
@@ -404,11 +399,13 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
         messageDeadline = nil
         partialBudget.release(partialBytes)
         partialBytes = 0
-        phase = .closed
+        closed = true
+        refusing = true
         let ending = slots
         slots.removeAll()
         waiting.removeAll()
         firstSequence += ending.count
+        streamActive = false
         for case .streaming(let stream, _) in ending { stream.terminate() }
     }
 
@@ -420,7 +417,7 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
         if slots.count + waiting.count >= configuration.maximumPendingCallsPerConnection
             || waiting.count >= Self.waitingCallsBeforeHold
         {
-            reads.hold()
+            readsHeld = true
         }
     }
 
@@ -429,18 +426,13 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
     private static let waitingCallsBeforeHold = 16
 
     private func releaseReadsIfDrained() {
-        guard case .held(let owed) = reads, phase.writes, waiting.count < Self.waitingCallsBeforeHold / 2,
+        guard readsHeld, !closed, waiting.count < Self.waitingCallsBeforeHold / 2,
             slots.count + waiting.count < configuration.maximumPendingCallsPerConnection / 2
         else { return }
-        guard owed, let context else {
-            reads = owed ? .owedUntilWritable : .open
-            return
-        }
-        if context.channel.isWritable {
-            reads = .open
+        readsHeld = false
+        if readPending, let context, context.channel.isWritable {
+            readPending = false
             context.read()
-        } else {
-            reads = .owedUntilWritable
         }
     }
 }
@@ -451,7 +443,7 @@ extension VarlinkConnectionHandler {
     /// The decoder now holds `bytes` of an incomplete message: reserve them
     /// from the server-wide budget (or close), and time the message.
     fileprivate func partialMessage(_ bytes: Int, _ context: ChannelHandlerContext) {
-        guard phase.takesCalls else { return }
+        if refusing { return }
         let more = bytes - partialBytes
         if more > 0, !partialBudget.reserve(more) {
             reject(violation: .partialMessagesOverLimit(limit: partialBudget.limit))
@@ -478,9 +470,9 @@ extension VarlinkConnectionHandler {
 
     private func messageDeadlinePassed() {
         messageDeadline = nil
-        guard partialBytes > 0, phase.takesCalls, let context else { return }
+        guard partialBytes > 0, !refusing, let context else { return }
         // The server held this connection's reads: the client was not slow.
-        if reads != .open {
+        if readsHeld || readPending {
             armMessageDeadline(context)
             return
         }

@@ -1,5 +1,4 @@
 import PropdCore
-import PropdWire
 import Synchronization
 import Testing
 
