@@ -17,10 +17,13 @@ import Glibc
 ///
 /// Foundation frees a `Process`, and closes the pipe ends it holds, only in
 /// `waitUntilExit()`: until then the process and its run-loop source retain
-/// each other. So once the child has ended, a Dispatch thread makes that call;
-/// it returns as soon as Foundation has reaped the child, and the caller does
-/// not wait for it.
+/// each other. So once the child has ended, one serial queue makes that call
+/// for every ended child, after Foundation has reaped it (`waitUntilExit()`
+/// spins until then; the queue checks every millisecond instead), and the
+/// caller does not wait for it.
 public enum ChildExit {
+    private static let release = DispatchQueue(label: "ChildExit.release")
+
     /// Blocks until `process` has ended; its exit status, or 128 + the
     /// signal that ended it (as a shell reports it).
     @discardableResult
@@ -34,7 +37,13 @@ public enum ChildExit {
                 return process.terminationReason == .exit ? status : 128 + status
             }
         }
-        DispatchQueue.global().async { process.waitUntilExit() }
+        release.async {
+            // Not a synchronisation: Foundation's reaper runs on its own thread,
+            // soon; a child it never reaps is left as it is after 10 s.
+            let giveUp = ContinuousClock.now + .seconds(10)
+            while process.isRunning, ContinuousClock.now < giveUp { usleep(1_000) }
+            if !process.isRunning { process.waitUntilExit() }
+        }
         // si_status of the _sigchld member: the code, or the signal.
         let status = info._sifields._sigchld.si_status
         return info.si_code == CLD_EXITED ? status : 128 + status
