@@ -14,16 +14,7 @@ import Glibc
 /// children ran, and the whole test process stalled. `waitid` with `WNOWAIT`
 /// blocks without spinning, returns as soon as the kernel has the exit
 /// status, and leaves the child for Foundation to reap.
-///
-/// Foundation frees a `Process`, and closes the pipe ends it holds, only in
-/// `waitUntilExit()`: until then the process and its run-loop source retain
-/// each other. So once the child has ended, one serial queue makes that call
-/// for every ended child, after Foundation has reaped it (`waitUntilExit()`
-/// spins until then; the queue checks every millisecond instead), and the
-/// caller does not wait for it.
 public enum ChildExit {
-    private static let release = DispatchQueue(label: "ChildExit.release")
-
     /// Blocks until `process` has ended; its exit status, or 128 + the
     /// signal that ended it (as a shell reports it).
     @discardableResult
@@ -36,13 +27,6 @@ public enum ChildExit {
                 let status = process.terminationStatus
                 return process.terminationReason == .exit ? status : 128 + status
             }
-        }
-        release.async {
-            // Not a synchronisation: Foundation's reaper runs on its own thread,
-            // soon; a child it never reaps is left as it is after 10 s.
-            let giveUp = ContinuousClock.now + .seconds(10)
-            while process.isRunning, ContinuousClock.now < giveUp { usleep(1_000) }
-            if !process.isRunning { process.waitUntilExit() }
         }
         // si_status of the _sigchld member: the code, or the signal.
         let status = info._sifields._sigchld.si_status

@@ -26,6 +26,16 @@ public enum ProcessLaunch {
     private static let turn = Mutex(())
 
     public static func run(_ process: Process) throws {
+        let handler = process.terminationHandler
+        process.terminationHandler = { ended in
+            handler?(ended)
+            // Foundation frees a `Process`, and closes the pipe ends it holds,
+            // only in `waitUntilExit()` (until then the process and its
+            // run-loop source retain each other), and tests wait with
+            // `ChildExit` instead. Foundation has reaped the child when it
+            // calls this handler, so the call returns at once.
+            ended.waitUntilExit()
+        }
         try turn.withLock { _ in
             let open = openDescriptors()
             guard open <= limit else { throw TooManyOpenDescriptors(open: open) }
