@@ -3,10 +3,10 @@ import Synchronization
 
 /// Starts children one at a time across the whole test process.
 ///
-/// Foundation's `Process.run()` copies the environment and argument strings
-/// while it spawns; two of them running at once on this toolchain crashed the
-/// test process inside `Process.run()` (a bad read in `memcpy`). A spawn is a
-/// few milliseconds, so taking turns costs nothing the tests can notice.
+/// Two `Process.run()` calls at once crashed the test process inside
+/// `Process.run()` (a bad read in `memcpy`, likely the overread that
+/// ``limit`` guards against). A spawn is a few milliseconds, so taking turns
+/// costs nothing the tests can notice.
 public enum ProcessLaunch {
     /// Too many descriptors open in the test process for a safe spawn.
     public struct TooManyOpenDescriptors: Error, CustomStringConvertible {
