@@ -38,6 +38,10 @@ let package = Package(
         .target(name: "PropdJSON", swiftSettings: strictSwift6),
         // Values, keys, patterns, revisions, events. No I/O.
         .target(name: "PropdCore", dependencies: ["PropdJSON"], swiftSettings: strictSwift6),
+        // io.propd's vocabulary: method names, reply shapes and error names with
+        // their parameters, written once for the daemon, the client, propctl
+        // and the subscription hub's event encoder. No I/O.
+        .target(name: "PropdWire", dependencies: ["PropdCore"], swiftSettings: strictSwift6),
         // The binding language and the glitch-free dataflow graph. Pure.
         .target(name: "PropdBindings", dependencies: ["PropdCore"], swiftSettings: strictSwift6),
         // SQLite: migrations from schema/, properties, history, bindings, group commit.
@@ -52,7 +56,7 @@ let package = Package(
         .target(
             name: "PropdService",
             dependencies: [
-                "PropdCore", "PropdBindings", "PropdStore",
+                "PropdCore", "PropdBindings", "PropdStore", "PropdWire",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSwift6
@@ -74,7 +78,7 @@ let package = Package(
         .target(
             name: "PropdServer",
             dependencies: [
-                "PropdCore", "PropdService", "PropdVarlink", "CMallocTuning",
+                "PropdCore", "PropdService", "PropdVarlink", "PropdWire", "CMallocTuning",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -88,7 +92,7 @@ let package = Package(
         .target(
             name: "PropdClient",
             dependencies: [
-                "PropdCore", "PropdVarlink",
+                "PropdCore", "PropdVarlink", "PropdWire",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
@@ -145,15 +149,29 @@ let package = Package(
             swiftSettings: strictSwift6
         ),
 
+        // A hand-run event loop for the store's and the service's in-process
+        // tests of where writes commit.
+        .target(
+            name: "PropdStoreTestSupport",
+            dependencies: ["PropdStore"],
+            path: "Tests/Support/PropdStoreTestSupport",
+            swiftSettings: strictSwift6
+        ),
+
         .testTarget(
             name: "PropdCoreTests",
             dependencies: ["PropdCore", .product(name: "PropertyBased", package: "swift-property-based")],
             swiftSettings: strictSwift6
         ),
         .testTarget(
+            name: "PropdWireTests",
+            dependencies: ["PropdWire", "PropdCore", "PropdClient", "PropdVarlink"],
+            swiftSettings: strictSwift6
+        ),
+        .testTarget(
             name: "PropdStoreTests",
             dependencies: [
-                "PropdStore", "PropdCore", "PropdTestSupport",
+                "PropdStore", "PropdCore", "PropdTestSupport", "PropdStoreTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
@@ -181,7 +199,8 @@ let package = Package(
         .testTarget(
             name: "PropdServiceTests",
             dependencies: [
-                "PropdService", "PropdStore", "PropdBindings", "PropdCore", "PropdTestSupport",
+                "PropdService", "PropdStore", "PropdBindings", "PropdCore", "PropdWire", "PropdTestSupport",
+                "PropdStoreTestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
@@ -189,7 +208,10 @@ let package = Package(
         ),
         .testTarget(
             name: "PropdServerTests",
-            dependencies: ["PropdServer", "PropdCore", "PropdTestSupport"],
+            dependencies: [
+                "PropdServer", "PropdService", "PropdStore", "PropdVarlink", "PropdCore", "PropdTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strictSwift6
         ),
         // Runs the real propctl against a real propd.

@@ -1,6 +1,7 @@
 public import PropdCore
 import NIOCore
 import PropdVarlink
+import PropdWire
 
 /// What a command handler throws to answer an invocation with this exact
 /// message (any other error is answered with its description).
@@ -24,8 +25,8 @@ extension PropdClient {
     ///
     /// - Parameter timeout: how long the handler may take (the daemon's
     ///   default, 30 s, when nil); whole milliseconds.
-    /// - Throws: `commandDisabled`, `commandBusy`, `noHandler`,
-    ///   `commandFailed(command, message)`, `commandTimeout`, and the
+    /// - Throws: `refused` with `commandDisabled`, `commandBusy`, `noHandler`,
+    ///   `commandFailed(command:message:)` or `commandTimeout`, and the
     ///   errors every call may meet.
     ///
     /// > Tip: replies on one connection come in call order, so calls made
@@ -34,15 +35,8 @@ extension PropdClient {
     public func execute(_ command: String, argument: JSONValue? = nil, timeout: Duration? = nil)
         async throws(PropdClientError) -> ExecutionResult
     {
-        var parameters: [String: JSONValue] = ["command": .string(command)]
-        if let argument { parameters["argument"] = argument }
-        if let timeout {
-            let milliseconds = timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000
-            parameters["timeout"] = .integer(milliseconds)
-        }
-        let reply = try await call("Execute", parameters)
-        let result = reply["result"].flatMap { $0 == .null ? nil : $0 }
-        return ExecutionResult(result: result, revision: try WireDecoding.revision(reply, "revision"))
+        let milliseconds = timeout.map { $0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000 }
+        return try await call(.execute(command: command, argument: argument, timeout: milliseconds))
     }
 
     /// Serves `commands` until the calling task is cancelled: each invocation
@@ -66,9 +60,9 @@ extension PropdClient {
     ///
     /// - Parameter parallel: invocations run at once (one at a time by
     ///   default); further ones wait here, their timeout running.
-    /// - Throws: the daemon's refusal (`permissionDenied`, `invalidKey`…),
-    ///   or `connectionClosed` when the daemon goes away (a restart ends the
-    ///   stream: serve again once it is back).
+    /// - Throws: the daemon's refusal (`refused(.permissionDenied(key:))`,
+    ///   `refused(.invalidKey(…))`…), or `connectionClosed` when the daemon
+    ///   goes away (a restart ends the stream: serve again once it is back).
     public func serve(
         _ commands: [String], parallel: Int = 1,
         handler: @escaping @Sendable (Invocation) async throws -> JSONValue?
@@ -81,15 +75,17 @@ extension PropdClient {
             throw PropdClientError.from(error, path: socketPath)
         }
         let answers = InvocationAnswers(socketPath: socketPath, eventLoop: stream.eventLoop)
-        let replies = stream.stream("io.propd.Serve", ["commands": .array(commands.map { .string($0) })])
+        let replies = stream.stream(IOPropdMethod.serve.qualifiedName, IOPropdCall.serve(commands: commands).parameters)
         do {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 var running = 0
                 for try await reply in replies {
-                    guard case .object(let object)? = reply["invocation"] else {
-                        throw PropdClientError.malformedReply("a Serve reply without an invocation")
+                    let invocation: Invocation
+                    do throws(WireShapeError) {
+                        invocation = try InvocationReply(parameters: reply).invocation
+                    } catch {
+                        throw PropdClientError.malformedReply(error.message)
                     }
-                    let invocation = try WireDecoding.invocation(object)
                     if parallel <= 1 {
                         try await answers.answer(invocation, handler: handler)
                         continue
@@ -140,13 +136,12 @@ actor InvocationAnswers {
         } catch {
             outcome = .failure(error)
         }
-        var parameters: [String: JSONValue] = ["id": .string(invocation.id)]
+        let id = invocation.id
         switch outcome {
-        case .success(let result): if let result { parameters["result"] = result }
-        case .failure(let failure as CommandHandlerFailure): parameters["error"] = .string(failure.message)
-        case .failure(let failure): parameters["error"] = .string(String(describing: failure))
+        case .success(let result): try await complete(id, result: result, error: nil)
+        case .failure(let failure as CommandHandlerFailure): try await complete(id, result: nil, error: failure.message)
+        case .failure(let failure): try await complete(id, result: nil, error: String(describing: failure))
         }
-        try await complete(parameters)
     }
 
     /// Sends `Complete`. An answer over the daemon's message limit costs the
@@ -154,22 +149,22 @@ actor InvocationAnswers {
     /// on a new one, so that its caller is not left waiting for the timeout.
     /// A connection closed under other answers is opened again for them (an
     /// answer the daemon took already is then `NoSuchInvocation`: done).
-    func complete(_ parameters: [String: JSONValue]) async throws(PropdClientError) {
-        var parameters = parameters
+    func complete(_ id: String, result: JSONValue?, error: String?) async throws(PropdClientError) {
+        var answer = IOPropdCall.complete(id: id, result: result, error: error)
         for attempt in 0..<3 {
             do {
-                _ = try await open().call("io.propd.Complete", parameters)
+                _ = try await open().call(answer.method.qualifiedName, answer.parameters)
                 return
             } catch {
                 let failure = PropdClientError.from(error, path: socketPath)
                 switch failure {
-                case .noSuchInvocation:
+                case .refused(.noSuchInvocation):
                     // Answered too late (timed out, or ended otherwise): nothing waits for it.
                     return
-                case .limitExceeded(let limit, let maximum) where limit == "max-message-bytes":
+                case .refused(.limitExceeded(let limit, let maximum)) where limit == "max-message-bytes":
                     connection = nil
-                    parameters["result"] = nil
-                    parameters["error"] = .string("the answer exceeds the daemon's message limit (\(limit) = \(maximum) bytes)")
+                    answer = .complete(
+                        id: id, result: nil, error: "the answer exceeds the daemon's message limit (\(limit) = \(maximum) bytes)")
                 case .connectionClosed where attempt == 0:
                     connection = nil
                 default:
@@ -193,13 +188,5 @@ actor InvocationAnswers {
         } catch {
             throw PropdClientError.from(error, path: socketPath)
         }
-    }
-}
-
-extension WireDecoding {
-    static func invocation(_ object: [String: JSONValue]) throws(PropdClientError) -> Invocation {
-        Invocation(
-            id: try string(object, "id"), command: try key(try string(object, "command")),
-            argument: object["argument"].flatMap { $0 == .null ? nil : $0 })
     }
 }

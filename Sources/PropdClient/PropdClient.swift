@@ -1,45 +1,8 @@
 public import PropdCore
 import PropdVarlink
-
-/// A declared binding, as `Bindings` lists it.
-public struct BindingInfo: Sendable, Hashable {
-    public var key: String
-    public var expression: String
-    public var sources: [String]
-    /// The derived property's current evaluation error, if any.
-    public var error: String?
-    /// The binding's operator state, as `Bind(…, state)` takes it back.
-    public var state: JSONValue?
-
-    public init(key: String, expression: String, sources: [String], error: String? = nil, state: JSONValue? = nil) {
-        self.state = state
-        self.key = key
-        self.expression = expression
-        self.sources = sources
-        self.error = error
-    }
-}
-
-/// Figures of a running daemon (`Stats`).
-public struct DaemonStatistics: Sendable, Hashable {
-    public var revision: Revision
-    public var keys: Int
-    public var bindings: Int
-    public var subscriptions: Int
-    public var connections: Int
-    public var uptimeSeconds: Double
-    public var databaseBytes: Int
-}
-
-/// What a `Reload` did: the store revision after it, the errors it
-/// reported (`FILE:LINE:COLUMN: message`), and the settings it applied live
-/// or refused because they need a restart.
-public struct ReloadReply: Sendable, Hashable {
-    public var revision: Revision
-    public var errors: [String]
-    public var applied: [String]
-    public var refused: [String]
-}
+// The reply shapes (`BindingInfo`, `DaemonStatistics`, `ReloadReply`) are
+// part of this client's API.
+@_exported public import PropdWire
 
 /// An async client of propd over its Unix socket.
 ///
@@ -106,16 +69,24 @@ public final class PropdClient: Sendable {
         }
     }
 
-    func call(_ method: String, _ parameters: [String: JSONValue] = [:]) async throws(PropdClientError)
-        -> [String: JSONValue]
+    /// Makes `call` and reads its reply as `Reply`.
+    func call<Reply: IOPropdReply>(_ call: IOPropdCall, replying _: Reply.Type = Reply.self) async throws(PropdClientError)
+        -> Reply
     {
+        let reply: [String: JSONValue]
+        let method = call.method.qualifiedName
         do {
             switch connection {
-            case .eventLoop(let connection): return try await connection.call("io.propd." + method, parameters)
-            case .blockingSocket(let connection): return try connection.call("io.propd." + method, parameters)
+            case .eventLoop(let connection): reply = try await connection.call(method, call.parameters)
+            case .blockingSocket(let connection): reply = try connection.call(method, call.parameters)
             }
         } catch {
             throw PropdClientError.from(error, path: socketPath)
+        }
+        do {
+            return try Reply(parameters: reply)
+        } catch {
+            throw .malformedReply(error.message)
         }
     }
 
@@ -131,10 +102,7 @@ public final class PropdClient: Sendable {
     public func set(_ values: [String: JSONValue], expect: [String: Revision] = [:], ttl: Int64? = nil)
         async throws(PropdClientError) -> Revision
     {
-        var parameters: [String: JSONValue] = ["values": .object(values)]
-        if !expect.isEmpty { parameters["expect"] = Self.encode(expect) }
-        if let ttl { parameters["ttl"] = .integer(ttl) }
-        return try WireDecoding.revision(try await call("Set", parameters), "revision")
+        try await call(.set(values: values, expect: expect, ttl: ttl), replying: RevisionReply.self).revision
     }
 
     /// Deletes the keys, and every non-derived key matching `patterns`,
@@ -144,10 +112,7 @@ public final class PropdClient: Sendable {
     public func delete(_ keys: [String], expect: [String: Revision] = [:], patterns: [String] = [])
         async throws(PropdClientError) -> Revision
     {
-        var parameters: [String: JSONValue] = ["keys": .array(keys.map { .string($0) })]
-        if !expect.isEmpty { parameters["expect"] = Self.encode(expect) }
-        if !patterns.isEmpty { parameters["patterns"] = .array(patterns.map { .string($0) }) }
-        return try WireDecoding.revision(try await call("Delete", parameters), "revision")
+        try await call(.delete(keys: keys, expect: expect, patterns: patterns), replying: RevisionReply.self).revision
     }
 
     /// Declares or replaces the binding of `key`; returns its sources.
@@ -158,16 +123,14 @@ public final class PropdClient: Sendable {
     public func bind(_ key: String, _ expression: String, state: JSONValue? = nil) async throws(PropdClientError)
         -> (revision: Revision, sources: [String])
     {
-        var parameters: [String: JSONValue] = ["key": .string(key), "expression": .string(expression)]
-        if let state { parameters["state"] = state }
-        let reply = try await call("Bind", parameters)
-        return (try WireDecoding.revision(reply, "revision"), try WireDecoding.strings(reply, "sources"))
+        let reply = try await call(.bind(key: key, expression: expression, state: state), replying: BindReply.self)
+        return (reply.revision, reply.sources)
     }
 
     /// Removes the binding of `key`; the key keeps its last value.
     @discardableResult
     public func unbind(_ key: String) async throws(PropdClientError) -> Revision {
-        try WireDecoding.revision(try await call("Unbind", ["key": .string(key)]), "revision")
+        try await call(.unbind(key: key), replying: RevisionReply.self).revision
     }
 
     // MARK: Reads
@@ -175,12 +138,7 @@ public final class PropdClient: Sendable {
     /// The named properties, in the order asked; with `revision`, as they
     /// were at that revision (from history).
     public func get(_ keys: [String], revision: Revision? = nil) async throws(PropdClientError) -> [Property] {
-        var parameters: [String: JSONValue] = ["keys": .array(keys.map { .string($0) })]
-        if let revision { parameters["revision"] = .integer(revision.rawValue) }
-        let reply = try await call("Get", parameters)
-        var properties: [Property] = []
-        for object in try WireDecoding.objects(reply, "properties") { properties.append(try WireDecoding.property(object)) }
-        return properties
+        try await call(.get(keys: keys, revision: revision), replying: PropertiesReply.self).properties
     }
 
     /// The properties matching `pattern` (all when `nil`), sorted by key, and
@@ -188,72 +146,30 @@ public final class PropdClient: Sendable {
     public func list(_ pattern: String? = nil, limit: Int? = nil) async throws(PropdClientError)
         -> (properties: [Property], revision: Revision)
     {
-        var parameters: [String: JSONValue] = [:]
-        if let pattern { parameters["pattern"] = .string(pattern) }
-        if let limit { parameters["limit"] = .integer(Int64(limit)) }
-        let reply = try await call("List", parameters)
-        var properties: [Property] = []
-        for object in try WireDecoding.objects(reply, "properties") { properties.append(try WireDecoding.property(object)) }
-        return (properties, try WireDecoding.revision(reply, "revision"))
+        let reply = try await call(.list(pattern: pattern, limit: limit), replying: ListReply.self)
+        return (reply.properties, reply.revision)
     }
 
     /// Past changes of `key`, newest first.
     public func history(_ key: String, limit: Int? = nil, before: Revision? = nil) async throws(PropdClientError)
         -> [Event]
     {
-        var parameters: [String: JSONValue] = ["key": .string(key)]
-        if let limit { parameters["limit"] = .integer(Int64(limit)) }
-        if let before { parameters["before"] = .integer(before.rawValue) }
-        var events: [Event] = []
-        for object in try WireDecoding.objects(try await call("History", parameters), "entries") {
-            events.append(try WireDecoding.event(object))
-        }
-        return events
+        try await call(.history(key: key, limit: limit, before: before), replying: HistoryReply.self).entries
     }
 
     /// The declared bindings matching `pattern`, sorted by key.
     public func bindings(_ pattern: String? = nil) async throws(PropdClientError) -> [BindingInfo] {
-        let reply = try await call("Bindings", pattern.map { ["pattern": .string($0)] } ?? [:])
-        var bindings: [BindingInfo] = []
-        for object in try WireDecoding.objects(reply, "bindings") {
-            bindings.append(
-                BindingInfo(
-                    key: try WireDecoding.string(object, "key"),
-                    expression: try WireDecoding.string(object, "expression"),
-                    sources: try WireDecoding.strings(object, "sources"),
-                    error: try WireDecoding.optionalString(object, "error"),
-                    state: object["state"]))
-        }
-        return bindings
+        try await call(.bindings(pattern: pattern), replying: BindingsReply.self).bindings
     }
 
     /// Reads the configuration and the binding files again, as SIGHUP does;
     /// the errors are `FILE:LINE:COLUMN: message`.
     public func reload() async throws(PropdClientError) -> ReloadReply {
-        let reply = try await call("Reload")
-        func optionalStrings(_ name: String) throws(PropdClientError) -> [String] {
-            reply[name] == nil || reply[name] == .null ? [] : try WireDecoding.strings(reply, name)
-        }
-        return ReloadReply(
-            revision: try WireDecoding.revision(reply, "revision"), errors: try WireDecoding.strings(reply, "errors"),
-            applied: try optionalStrings("applied"), refused: try optionalStrings("refused"))
+        try await call(.reload)
     }
 
     /// Figures of the running daemon.
     public func stats() async throws(PropdClientError) -> DaemonStatistics {
-        let reply = try await call("Stats")
-        guard let uptime = reply["uptimeSeconds"]?.doubleValue else { throw .malformedReply("missing uptimeSeconds") }
-        return DaemonStatistics(
-            revision: try WireDecoding.revision(reply, "revision"),
-            keys: Int(try WireDecoding.integer(reply, "keys")),
-            bindings: Int(try WireDecoding.integer(reply, "bindings")),
-            subscriptions: Int(try WireDecoding.integer(reply, "subscriptions")),
-            connections: Int(try WireDecoding.integer(reply, "connections")),
-            uptimeSeconds: uptime,
-            databaseBytes: Int(try WireDecoding.integer(reply, "databaseBytes")))
-    }
-
-    static func encode(_ expect: [String: Revision]) -> JSONValue {
-        .object(expect.mapValues { .integer($0.rawValue) })
+        try await call(.stats)
     }
 }

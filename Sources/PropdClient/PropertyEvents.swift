@@ -1,5 +1,6 @@
 public import PropdCore
 import PropdVarlink
+import PropdWire
 
 extension PropdClient {
     /// The current values of matching keys, then every change (RACObserve).
@@ -46,15 +47,12 @@ public struct PropertyEvents: AsyncSequence, Sendable {
         var coalesce: Bool?
 
         func parameters(resumingAfter resume: Revision?) -> [String: JSONValue] {
-            var p: [String: JSONValue] = ["patterns": .array(patterns.map { .string($0) })]
-            if let since = resume ?? since {
-                p["since"] = .integer(since.rawValue)
-            } else {
-                if let replay { p["replay"] = .integer(Int64(replay)) }
-                if let initial { p["initial"] = .bool(initial) }
-            }
-            if let coalesce { p["coalesce"] = .bool(coalesce) }
-            return p
+            // Resuming replaces replay and initial: the events since are what is missing.
+            let since = resume ?? since
+            return IOPropdCall.subscribe(
+                patterns: patterns, since: since, replay: since == nil ? replay : nil,
+                initial: since == nil ? initial : nil, coalesce: coalesce
+            ).parameters
         }
     }
 
@@ -104,17 +102,22 @@ public struct PropertyEvents: AsyncSequence, Sendable {
                         report(.lost(.connectionClosed(path: socketPath, reason: "the daemon ended the subscription")))
                         continue
                     }
-                    guard case .object(let object)? = reply["event"] else {
+                    guard case .object? = reply["event"] else {
                         continue  // a final reply without an event
                     }
-                    let event = try WireDecoding.event(object)
+                    let event: Event
+                    do {
+                        event = try EventReply(parameters: reply).event
+                    } catch {
+                        throw PropdClientError.malformedReply(error.message)
+                    }
                     guard position.admit(event) else { continue }
                     reconnectDelay = .milliseconds(50)
                     return event
                 } catch {
                     let failure = PropdClientError.from(error, path: socketPath)
                     switch failure {
-                    case .slowConsumer, .connectionClosed, .cannotConnect:
+                    case .refused(.slowConsumer), .connectionClosed, .cannotConnect:
                         drop()  // resume from the last complete revision
                         report(.lost(failure))
                     default:
@@ -148,7 +151,7 @@ public struct PropertyEvents: AsyncSequence, Sendable {
                     let connection = try await VarlinkConnection.connect(to: socketPath)
                     self.connection = connection
                     let parameters = request.parameters(resumingAfter: position.resumeRevision)
-                    replies = connection.stream("io.propd.Subscribe", parameters).makeAsyncIterator()
+                    replies = connection.stream(IOPropdMethod.subscribe.qualifiedName, parameters).makeAsyncIterator()
                     position.reconnected()
                     hasConnected = true
                     if lost {

@@ -91,20 +91,16 @@ public final class PropertyService: Sendable {
 
     /// Queues `body` as one write request: on the writer, with the engine,
     /// in the batch's transaction. The engine is rebuilt first when an earlier
-    /// body changed it and was rolled back (see ``EngineState``).
-    ///
-    /// - Parameter validatesFirst: the body throws only before its first write
-    ///   (it then runs without a savepoint; see `PropertyStore.submit`).
-    /// - Parameter deferred: see `PropertyStore.submit`; the caller then
-    ///   calls ``commitPending()``.
+    /// body changed it and was rolled back (see ``EngineState``). The one
+    /// ``WriteSubmission`` of the request is built here; the store decides
+    /// from its `origin` where and when it commits.
     func submit<T: Sendable>(
         _ body: @escaping @Sendable (inout WriteTransaction, inout EngineState) throws -> T,
-        validatesFirst: Bool = false,
-        deferred: Bool = false,
-        resumesTask: Bool = false,
+        rollback: WriteSubmission<T>.Rollback = .savepoint,
+        from origin: WriteOrigin,
         completion: @escaping @Sendable (Result<Committed<T>, any Error>) -> Void
     ) {
-        store.submit(
+        store.submit(WriteSubmission(
             { [engine, timers, logger] transaction in
                 try engine.withLock { state in
                     // Whatever the body does (even throw: a timer that found
@@ -115,22 +111,16 @@ public final class PropertyService: Sendable {
                     state.reportRecomputations(logger)
                     return result
                 }
-            }, needsSavepoint: !validatesFirst, deferred: deferred, resumesTask: resumesTask, completion: completion)
+            }, rollback: rollback, origin: origin, completion: completion))
     }
 
-    /// Commits the writes submitted `deferred` (see ``submit(_:deferred:completion:)``)
-    /// on the calling thread when the writer is idle; a running writer takes them otherwise.
-    public func commitPending() {
-        store.commitPending()
-    }
-
-    /// ``submit(_:completion:)`` awaited, with the body's own errors left as they are.
+    /// ``submit(_:rollback:from:completion:)`` awaited, with the body's own errors left as they are.
     func commitUnmapped<T: Sendable>(
         _ body: @escaping @Sendable (inout WriteTransaction, inout EngineState) throws -> T
     ) async throws -> Committed<T> {
         try await withUnsafeThrowingContinuation { continuation in
             // Unsafe continuation: `submit` calls its completion exactly once.
-            submit(body, resumesTask: true) { continuation.resume(with: $0) }
+            submit(body, from: .task) { continuation.resume(with: $0) }
         }
     }
 }

@@ -120,16 +120,16 @@ public final class PropertyStore: Sendable {
     public func write<T: Sendable>(
         _ body: @escaping @Sendable (inout WriteTransaction) throws -> T
     ) async throws -> Committed<T> {
-        try await write(body, needsSavepoint: true)
+        try await write(body, rollback: .savepoint)
     }
 
-    /// ``write(_:)`` with the choice of ``submit(_:needsSavepoint:deferred:resumesTask:completion:)``.
+    /// ``write(_:)`` with the choice of ``WriteSubmission/Rollback``.
     func write<T: Sendable>(
-        _ body: @escaping @Sendable (inout WriteTransaction) throws -> T, needsSavepoint: Bool
+        _ body: @escaping @Sendable (inout WriteTransaction) throws -> T, rollback: WriteSubmission<T>.Rollback
     ) async throws -> Committed<T> {
         try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Committed<T>, any Error>) in
             // Unsafe continuation: `submit` calls its completion exactly once.
-            submit(body, needsSavepoint: needsSavepoint, resumesTask: true) { continuation.resume(with: $0) }
+            submit(WriteSubmission(body, rollback: rollback, origin: .task) { continuation.resume(with: $0) })
         }
     }
 

@@ -70,12 +70,15 @@ struct PropdCommand: AsyncParsableCommand {
         }
         LoggingSystem.bootstrap(SyslogLogHandler.factory(environment: environment, level: configuration.logLevel), metadataProvider: nil)
         let logger = Logger(label: "propd")
+        let daemon: StartedDaemon
         do {
-            try await Daemon.run(configuration: configuration, flags: flags, environment: environment, logger: logger)
-        } catch let error as DaemonStartError {
+            daemon = try await Daemon.start(
+                configuration: configuration, flags: flags, environment: environment, logger: logger)
+        } catch {
             logger.critical("propd cannot start", metadata: ["reason": "\(error.description)"])
             throw ExitCode(1)
         }
+        try await daemon.run()
     }
 }
 

@@ -26,8 +26,8 @@ import Testing
         let r3 = try await client.delete(["room.on", "hall.temp"])
         #expect(r3 == 3)
         #expect(try await client.list().properties.map(\.key.rawValue) == ["room.name", "room.temp"])
-        await #expect(throws: PropdClientError.noSuchKey("room.on")) { try await client.get(["room.on"]) }
-        await #expect(throws: PropdClientError.noSuchKey("room.on")) { try await client.delete(["room.on"]) }
+        await #expect(throws: PropdClientError.refused(.noSuchKey(key: "room.on"))) { try await client.get(["room.on"]) }
+        await #expect(throws: PropdClientError.refused(.noSuchKey(key: "room.on"))) { try await client.delete(["room.on"]) }
     }
 
     @Test func aDeleteWithOneMissingKeyDeletesNothingAndDisturbsNoOne() async throws {
@@ -45,14 +45,14 @@ import Testing
             }
             return try await group.reduce(into: []) { $0.append($1) }
         }
-        await #expect(throws: PropdClientError.noSuchKey("del.missing")) {
+        await #expect(throws: PropdClientError.refused(.noSuchKey(key: "del.missing"))) {
             try await client.delete(["del.a", "del.missing", "del.b"])
         }
         #expect(try await others.count == 8)
         #expect(try await client.get(["del.a", "del.b"]).map(\.value) == [1, 2])
         // A key named twice is deleted once.
         try await client.delete(["del.a", "del.a"])
-        await #expect(throws: PropdClientError.noSuchKey("del.a")) { try await client.get(["del.a"]) }
+        await #expect(throws: PropdClientError.refused(.noSuchKey(key: "del.a"))) { try await client.get(["del.a"]) }
     }
 
     @Test func integersStayIntegersOnTheWire() async throws {
@@ -67,14 +67,14 @@ import Testing
         let daemon = try PropdProcess()
         let client = try await PropdClient.connect(to: daemon.socketPath)
         let created = try await client.set(["doc.a": 1], expect: ["doc.a": 0])
-        await #expect(throws: PropdClientError.revisionMismatch(key: "doc.a", expected: 0, actual: created)) {
+        await #expect(throws: PropdClientError.refused(.revisionMismatch(key: "doc.a", expected: 0, actual: created))) {
             try await client.set(["doc.a": 2, "doc.b": 2], expect: ["doc.a": 0])
         }
         // The failed call wrote nothing, not even the other key.
-        await #expect(throws: PropdClientError.noSuchKey("doc.b")) { try await client.get(["doc.b"]) }
+        await #expect(throws: PropdClientError.refused(.noSuchKey(key: "doc.b"))) { try await client.get(["doc.b"]) }
         let next = try await client.set(["doc.a": 3], expect: ["doc.a": created])
         #expect(next == created.next)
-        await #expect(throws: PropdClientError.revisionMismatch(key: "doc.a", expected: created, actual: next)) {
+        await #expect(throws: PropdClientError.refused(.revisionMismatch(key: "doc.a", expected: created, actual: next))) {
             try await client.delete(["doc.a"], expect: ["doc.a": created])
         }
         #expect(try await client.get(["doc.a"])[0].value == 3)
@@ -86,13 +86,13 @@ import Testing
         await #expect {
             try await client.set(["bad key": 1])
         } throws: { error in
-            guard case PropdClientError.invalidKey(let key, let reason) = error else { return false }
+            guard case PropdClientError.refused(.invalidKey(let key, let reason)) = error else { return false }
             return key == "bad key" && reason.contains("letters, digits")
         }
         await #expect {
             try await client.list("room.**.x")
         } throws: { error in
-            guard case PropdClientError.invalidPattern(let pattern, _) = error else { return false }
+            guard case PropdClientError.refused(.invalidPattern(let pattern, _)) = error else { return false }
             return pattern == "room.**.x"
         }
         await #expect(throws: PropdClientError.self) { try await client.get(["a..b"]) }
@@ -127,10 +127,10 @@ import Testing
         let listed = try await client.bindings()
         #expect(listed == [BindingInfo(key: "room.fahrenheit", expression: "room.temp.map { $0 * 9 / 5 + 32 }", sources: ["room.temp"], error: nil, state: ["states": []])])
 
-        await #expect(throws: PropdClientError.keyIsDerived("room.fahrenheit")) {
+        await #expect(throws: PropdClientError.refused(.keyIsDerived(key: "room.fahrenheit"))) {
             try await client.set(["room.fahrenheit": 1])
         }
-        await #expect(throws: PropdClientError.keyIsDerived("room.fahrenheit")) {
+        await #expect(throws: PropdClientError.refused(.keyIsDerived(key: "room.fahrenheit"))) {
             try await client.delete(["room.fahrenheit"])
         }
         try await client.unbind("room.fahrenheit")
@@ -139,7 +139,7 @@ import Testing
         // Unbind froze the last value; the key is plain now.
         #expect(try await client.get(["room.fahrenheit"])[0].value == 68)
         try await client.set(["room.fahrenheit": 1])
-        await #expect(throws: PropdClientError.noSuchKey("room.fahrenheit")) { try await client.unbind("room.fahrenheit") }
+        await #expect(throws: PropdClientError.refused(.noSuchKey(key: "room.fahrenheit"))) { try await client.unbind("room.fahrenheit") }
     }
 
     @Test func badBindingsAreRefusedWithPositionAndCycle() async throws {
@@ -148,7 +148,7 @@ import Testing
         await #expect {
             try await client.bind("x.y", "combineLatest(a.b, c.d")
         } throws: { error in
-            guard case PropdClientError.bindingInvalid(_, let line, let column) = error else { return false }
+            guard case PropdClientError.refused(.bindingInvalid(_, let line, let column)) = error else { return false }
             return line == 1 && column > 1
         }
         try await client.bind("c.b", "c.a.map { $0 + 1 }")
@@ -156,7 +156,7 @@ import Testing
         await #expect {
             try await client.bind("c.a", "c.c.map { $0 + 1 }")
         } throws: { error in
-            guard case PropdClientError.bindingCycle(let keys) = error else { return false }
+            guard case PropdClientError.refused(.bindingCycle(let keys)) = error else { return false }
             return Set(keys) == ["c.a", "c.b", "c.c"]
         }
         #expect(try await client.bindings().map(\.key) == ["c.b", "c.c"])

@@ -111,14 +111,14 @@ import Testing
         let switched = await #expect(throws: PropdClientError.self) {
             try await client.bind("v", #"p.map { "k." + $0 }.switchToLatest()"#)
         }
-        guard case .bindingInvalid(let message, let line, let column)? = switched else {
+        guard case .refused(.bindingInvalid(let message, let line, let column))? = switched else {
             Issue.record("not BindingInvalid: \(String(describing: switched))")
             return
         }
         #expect(message.contains("flatMap { x in key(…) }"), "\(message)")
         #expect((line, column) == (1, 21))
         let doNext = await #expect(throws: PropdClientError.self) { try await client.bind("v", "a.doNext { x in x }") }
-        guard case .bindingInvalid(let advice, 1, 3)? = doNext else {
+        guard case .refused(.bindingInvalid(let advice, 1, 3))? = doNext else {
             Issue.record("not BindingInvalid at 1:3: \(String(describing: doNext))")
             return
         }

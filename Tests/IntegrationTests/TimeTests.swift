@@ -98,7 +98,7 @@ import Testing
                 try await client.set(["x": 1], ttl: ttl)
             }
         }
-        await #expect(throws: PropdClientError.keyIsDerived("derived")) {
+        await #expect(throws: PropdClientError.refused(.keyIsDerived(key: "derived"))) {
             try await client.set(["derived": 5], ttl: 1_000)
         }
         #expect(try await client.stats().revision == 2)

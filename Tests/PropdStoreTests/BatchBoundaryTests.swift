@@ -1,25 +1,27 @@
 import PropdCore
 import PropdStore
+import PropdStoreTestSupport
 import Synchronization
 import Testing
 
-/// The group-commit writer's batches, made deterministic with deferred
-/// requests: nothing commits until `commitPending`, and then exactly the
-/// requests queued so far form the batches.
+/// The group-commit writer's batches, made deterministic with requests from
+/// a hand-run event loop: nothing commits until the loop's tick ends, and
+/// then exactly the requests queued so far form the batches.
 @Suite(.timeLimit(.minutes(1))) struct BatchBoundaryTests {
-    @Test func deferredRequestsWaitForCommitPendingThenCommitOnTheCallerAsOneBatch() throws {
+    @Test func loneRequestsOfALoopWaitForTheEndOfItsTickThenCommitOnTheLoopAsOneBatch() throws {
         let dir = try TemporaryDirectory()
         let store = try openStore(dir)
         let outcomes = Outcomes()
+        let loop = ManualLoop()
         for i in 0..<3 {
-            store.submit({ tx in try tx.set(key("k.\(i)"), .integer(Int64(i))) }, deferred: true, completion: outcomes.completion(i))
+            store.submit(WriteSubmission({ tx in try tx.set(key("k.\(i)"), .integer(Int64(i))) }, origin: loop.lone, completion: outcomes.completion(i)))
         }
         #expect(outcomes.count == 0)
         #expect(store.revision == .none)
         #expect(store.statistics.batches == 0)
 
-        store.commitPending()
-        // Committed on this thread: every caller is answered before commitPending returns.
+        loop.endTick()
+        // Committed on this thread: every caller is answered before the tick ends.
         #expect(outcomes.revisions == [0: 1, 1: 2, 2: 3])
         let statistics = store.statistics
         #expect(statistics.batches == 1)
@@ -33,10 +35,11 @@ import Testing
         let store = try PropertyStore(
             path: dir.databasePath, configuration: StoreConfiguration(durability: .normal, maximumBatch: 2))
         let outcomes = Outcomes()
+        let loop = ManualLoop()
         for i in 0..<5 {
-            store.submit({ tx in try tx.set(key("k.\(i)"), .integer(Int64(i))) }, deferred: true, completion: outcomes.completion(i))
+            store.submit(WriteSubmission({ tx in try tx.set(key("k.\(i)"), .integer(Int64(i))) }, origin: loop.lone, completion: outcomes.completion(i)))
         }
-        store.commitPending()
+        loop.endTick()
         await outcomes.wait(for: 5)
         // In submission order, one revision each, in batches of 2, 2 and 1.
         #expect(outcomes.revisions == [0: 1, 1: 2, 2: 3, 3: 4, 4: 5])
@@ -51,13 +54,14 @@ import Testing
         let dir = try TemporaryDirectory()
         let store = try openStore(dir)
         let outcomes = Outcomes()
-        store.submit({ tx in try tx.set(key("a"), 1) }, deferred: true, completion: outcomes.completion(0))
-        store.submit({ tx in
+        let loop = ManualLoop()
+        store.submit(WriteSubmission({ tx in try tx.set(key("a"), 1) }, origin: loop.lone, completion: outcomes.completion(0)))
+        store.submit(WriteSubmission({ tx in
             try tx.set(key("b"), 2)
             throw BodyRefused()
-        }, deferred: true, completion: outcomes.completion(1))
-        store.submit({ tx in try tx.set(key("c"), 3) }, deferred: true, completion: outcomes.completion(2))
-        store.commitPending()
+        }, origin: loop.lone, completion: outcomes.completion(1)))
+        store.submit(WriteSubmission({ tx in try tx.set(key("c"), 3) }, origin: loop.lone, completion: outcomes.completion(2)))
+        loop.endTick()
 
         #expect(outcomes.revisions == [0: 1, 2: 2])
         #expect(outcomes.error(1) is BodyRefused)
@@ -71,14 +75,15 @@ import Testing
         let dir = try TemporaryDirectory()
         let store = try openStore(dir)
         let outcomes = Outcomes()
-        store.submit({ tx in try tx.set(key("a"), 1) }, deferred: true, completion: outcomes.completion(0))
+        let loop = ManualLoop()
+        store.submit(WriteSubmission({ tx in try tx.set(key("a"), 1) }, origin: loop.lone, completion: outcomes.completion(0)))
         // Promised to fail only before writing, and broke the promise: nothing
         // of it can be rolled back alone, so nothing of the batch is kept.
-        store.submit({ tx in
+        store.submit(WriteSubmission({ tx in
             try tx.set(key("b"), 2)
             throw BodyRefused()
-        }, needsSavepoint: false, deferred: true, completion: outcomes.completion(1))
-        store.commitPending()
+        }, rollback: .validatesFirst, origin: loop.lone, completion: outcomes.completion(1)))
+        loop.endTick()
 
         guard case .storage = outcomes.error(0) as? StoreError else {
             Issue.record("the batch's other request was not failed with the storage error: \(String(describing: outcomes.error(0)))")

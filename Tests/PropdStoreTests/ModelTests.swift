@@ -144,7 +144,8 @@ import Testing
         await withCheckedContinuation { (continuation: CheckedContinuation<[Result<Revision, StoreError>], Never>) in
             let collected = Mutex([Int: Result<Revision, StoreError>]())
             for (index, request) in requests.enumerated() {
-                store.submit({ tx in try request.apply(to: &tx) }, needsSavepoint: needsSavepoint(request)) { result in
+                let rollback: WriteSubmission<Void>.Rollback = needsSavepoint(request) ? .savepoint : .validatesFirst
+                store.submit(WriteSubmission({ tx in try request.apply(to: &tx) }, rollback: rollback, origin: .thread) { result in
                     let outcome = result.map(\.revision).mapError { $0 as? StoreError ?? .closed }
                     let all: [Result<Revision, StoreError>]? = collected.withLock { collected in
                         collected[index] = outcome
@@ -152,7 +153,7 @@ import Testing
                         return collected.sorted { $0.key < $1.key }.map(\.value)
                     }
                     if let all { continuation.resume(returning: all) }
-                }
+                })
             }
         }
     }

@@ -1,11 +1,12 @@
 import Foundation
 import PropdCore
 import PropdStore
+import PropdStoreTestSupport
 import Synchronization
 import Testing
 
-/// Deferred writes (committed by whoever calls `commitPending`, on its own
-/// thread), the revision counter, and checkpoints between batches.
+/// Writes committed at the end of a loop's tick (on the loop's thread), the
+/// revision counter, and checkpoints between batches.
 @Suite struct WriterThreadTests {
     /// Records a write's outcome, set from whatever thread completes it.
     final class Outcome: Sendable {
@@ -14,26 +15,27 @@ import Testing
         var isPending: Bool { result.withLock { $0 == nil } }
     }
 
-    func submitDeferred(_ store: PropertyStore, _ values: [Key: JSONValue]) -> Outcome {
+    func submitLone(_ store: PropertyStore, _ values: [Key: JSONValue], on loop: ManualLoop) -> Outcome {
         let outcome = Outcome()
-        store.submit({ tx in try WriteRequest(set: values).apply(to: &tx) }, needsSavepoint: false, deferred: true) { result in
+        store.submit(WriteSubmission({ tx in try WriteRequest(set: values).apply(to: &tx) }, rollback: .validatesFirst, origin: loop.lone) { result in
             outcome.result.withLock { $0 = result }
-        }
+        })
         return outcome
     }
 
-    @Test func aDeferredWriteWaitsForCommitPendingWhichCommitsAndAnswersOnTheCallingThread() throws {
+    @Test func aLoneWriteWaitsForTheEndOfTheTickWhichCommitsAndAnswersOnTheLoopsThread() throws {
         let dir = try TemporaryDirectory()
         let store = try openStore(dir)
-        let first = submitDeferred(store, [key("a"): 1])
-        let second = submitDeferred(store, [key("b"): 2])
+        let loop = ManualLoop()
+        let first = submitLone(store, [key("a"): 1], on: loop)
+        let second = submitLone(store, [key("b"): 2], on: loop)
         // Nothing woke the writer: both still wait, and nothing is visible.
         #expect(first.isPending && second.isPending)
         #expect(store.revision == .none)
         #expect(try store.get([key("a")]).properties == [nil])
 
-        store.commitPending()
-        // Answered before commitPending returned, in submission order, in one transaction.
+        loop.endTick()
+        // Answered before the tick ended, in submission order, in one transaction.
         #expect(first.revision == Revision(1))
         #expect(second.revision == Revision(2))
         #expect(store.statistics.batches == 1)
@@ -41,19 +43,20 @@ import Testing
         #expect(try store.get([key("a"), key("b")]).properties.map { $0?.value } == [1, 2])
     }
 
-    @Test func aBurstOfDeferredWritesIsCommittedOnTheWritersThreadInOrder() async throws {
+    @Test func aBurstOfLoneWritesIsCommittedOnTheWritersThreadInOrder() async throws {
         let dir = try TemporaryDirectory()
         let store = try openStore(dir)
         let count = 9
+        let loop = ManualLoop()
         let revisions = try await withThrowingTaskGroup(of: (Int, Revision).self) { group in
             let submitted = AsyncStream<Void>.makeStream()
             var queued = submitted.stream.makeAsyncIterator()
             for n in 0..<count {
                 group.addTask {
                     let revision = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Revision, any Error>) in
-                        store.submit({ tx in try tx.set(key("a"), .integer(Int64(n))) }, deferred: true) { result in
+                        store.submit(WriteSubmission({ tx in try tx.set(key("a"), .integer(Int64(n))) }, origin: loop.lone) { result in
                             continuation.resume(with: result.map(\.revision))
-                        }
+                        })
                         submitted.continuation.yield()
                     }
                     return (n, revision)
@@ -61,7 +64,7 @@ import Testing
                 // One at a time, so that they queue in the order of `n`.
                 _ = await queued.next()
             }
-            store.commitPending()
+            loop.endTick()
             var revisions: [Int: Revision] = [:]
             for try await (n, revision) in group { revisions[n] = revision }
             return revisions
@@ -70,26 +73,27 @@ import Testing
         #expect(try store.get([key("a")]).properties.first??.value == .integer(Int64(count - 1)))
     }
 
-    @Test func aWriteThatIsNotDeferredTakesTheDeferredOnesBeforeItAlong() async throws {
+    @Test func aWriteFromATaskTakesTheLoopsWritesBeforeItAlong() async throws {
         let dir = try TemporaryDirectory()
         let store = try openStore(dir)
-        let deferred = submitDeferred(store, [key("a"): 1])
+        let loop = ManualLoop()
+        let lone = submitLone(store, [key("a"): 1], on: loop)
         let later = try await store.write(WriteRequest(set: [key("a"): 2]))
-        #expect(deferred.revision == Revision(1))
+        #expect(lone.revision == Revision(1))
         #expect(later.revision == Revision(2))
         #expect(store.statistics.inlineBatches == 0)
         #expect(try store.get([key("a")]).properties.first??.value == 2)
-        store.commitPending()  // nothing left: a no-op
+        loop.endTick()  // nothing left: a no-op
         #expect(store.revision == Revision(2))
     }
 
-    @Test func closingCommitsTheDeferredWritesStillQueued() async throws {
+    @Test func closingCommitsTheLoopsWritesStillQueued() async throws {
         let dir = try TemporaryDirectory()
         let store = try openStore(dir)
         let revision = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Revision, any Error>) in
-            store.submit({ tx in try tx.set(key("a"), 1) }, deferred: true) { result in
+            store.submit(WriteSubmission({ tx in try tx.set(key("a"), 1) }, origin: ManualLoop().lone) { result in
                 continuation.resume(with: result.map(\.revision))
-            }
+            })
             store.close()
         }
         #expect(revision == Revision(1))

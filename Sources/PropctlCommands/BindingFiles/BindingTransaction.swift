@@ -80,7 +80,7 @@ struct BindingTransaction {
                 } else if before.properties[key] == nil {
                     do {
                         try await client.delete([key])
-                    } catch .noSuchKey {
+                    } catch .refused(.noSuchKey) {
                         // Never produced a value: nothing to remove.
                     }
                 }

@@ -64,7 +64,7 @@ struct BindCommand: AsyncParsableCommand {
         } catch {
             await client.close()
             var more: [String] = []
-            if case .bindingInvalid(_, let line, let column) = error {
+            if case .refused(.bindingInvalid(_, let line, let column)) = error {
                 more = SourceExcerpt.lines(of: expression, line: line, column: column, style: Style.standardError)
             }
             throw PropctlFailure(error, socket: global.socketChoice, more: more)
@@ -145,7 +145,7 @@ enum BindFileRefusal {
         var line = entry.line
         var column = entry.column
         var message = error.description
-        if case .bindingInvalid(let plain, let l, let c) = error {
+        if case .refused(.bindingInvalid(let plain, let l, let c)) = error {
             (line, column) = entry.filePosition(expressionLine: l, column: c)
             message = SourceExcerpt.plainMessage(plain, line: l, column: c)
         }

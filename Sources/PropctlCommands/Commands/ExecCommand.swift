@@ -58,9 +58,7 @@ struct ExecCommand: AsyncParsableCommand {
             try await client.execute(command, argument: value, timeout: limit)
         }
         if global.json {
-            var object: [String: JSONValue] = ["revision": .integer(answer.revision.rawValue)]
-            if let result = answer.result { object["result"] = result }
-            WireJSON.print(.object(object))
+            WireJSON.print(.object(answer.parameters))
         } else if let result = answer.result {
             StandardStreams.out(ValueArgument.display(result) + "\n")
         }

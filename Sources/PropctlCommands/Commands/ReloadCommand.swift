@@ -23,12 +23,7 @@ struct ReloadCommand: AsyncParsableCommand {
     func run() async throws {
         let reply = try await global.withClient { client throws(PropdClientError) in try await client.reload() }
         if global.json {
-            var object: [String: JSONValue] = [
-                "revision": .integer(reply.revision.rawValue), "errors": .array(reply.errors.map { .string($0) }),
-            ]
-            if !reply.applied.isEmpty { object["applied"] = .array(reply.applied.map { .string($0) }) }
-            if !reply.refused.isEmpty { object["refused"] = .array(reply.refused.map { .string($0) }) }
-            WireJSON.print(.object(object))
+            WireJSON.print(.object(reply.parameters))
         } else {
             StandardStreams.out("\(reply.revision)\n")
             for setting in reply.applied { StandardStreams.out("applied: \(TerminalText.escaped(setting))\n") }

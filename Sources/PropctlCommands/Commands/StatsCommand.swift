@@ -20,12 +20,7 @@ struct StatsCommand: AsyncParsableCommand {
     func run() async throws {
         let stats = try await global.withClient { client throws(PropdClientError) in try await client.stats() }
         if global.json {
-            WireJSON.print(.object([
-                "revision": .integer(stats.revision.rawValue), "keys": .integer(Int64(stats.keys)),
-                "bindings": .integer(Int64(stats.bindings)), "subscriptions": .integer(Int64(stats.subscriptions)),
-                "connections": .integer(Int64(stats.connections)), "uptimeSeconds": .number(stats.uptimeSeconds),
-                "databaseBytes": .integer(Int64(stats.databaseBytes)),
-            ]))
+            WireJSON.print(.object(stats.parameters))
             return
         }
         let style = Style.standardOutput

@@ -25,12 +25,12 @@ struct UnbindCommand: AsyncParsableCommand {
             let revision = try await client.unbind(key)
             await client.close()
             global.printRevision(revision)
-        } catch .noSuchKey(let missing) where missing == key {
+        } catch .refused(.noSuchKey(let missing)) where missing == key {
             // The daemon answers NoSuchKey for a key without a binding; say
             // which it is when the key exists as a plain property.
             let exists = (try? await client.get([key]))?.isEmpty == false
             await client.close()
-            guard exists else { throw PropctlFailure(.noSuchKey(missing), socket: global.socketChoice) }
+            guard exists else { throw PropctlFailure(.refused(.noSuchKey(key: missing)), socket: global.socketChoice) }
             throw PropctlFailure(kind: .daemon, lines: [
                 "error: \(key) has no binding: it is a plain property, so there is nothing to unbind"
             ])

@@ -51,13 +51,8 @@ struct DumpDocument: Equatable {
     init(revision: Revision, properties: [Property], bindings: [BindingInfo]) {
         self.revision = revision
         self.properties = properties.map(WireJSON.property)
-        self.bindings = bindings.map { binding in
-            guard case .object(var object) = WireJSON.binding(binding), let state = binding.state else {
-                return WireJSON.binding(binding)
-            }
-            object["state"] = state
-            return .object(object)
-        }
+        // With their operator state, which `load` gives back to `Bind`.
+        self.bindings = bindings.map(\.wireValue)
     }
 
     var text: String {

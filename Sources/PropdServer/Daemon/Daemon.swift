@@ -3,21 +3,27 @@ public import Logging
 import PropdService
 import PropdStore
 import PropdVarlink
+import PropdWire
 import ServiceLifecycle
-
-/// Why the daemon could not start; it exits non-zero with this message.
-public struct DaemonStartError: Error, CustomStringConvertible {
-    public var description: String
-}
 
 /// propd assembled: store, service, io.propd on a Varlink server, systemd
 /// notification, SIGHUP reload and SIGTERM graceful stop.
 public enum Daemon {
-    /// Runs until SIGTERM or SIGINT: then stops accepting, finishes and
-    /// acknowledges in-flight writes, ends subscriptions, closes the database.
+    /// Starts and runs until SIGTERM or SIGINT (``start(configuration:flags:environment:logger:)``,
+    /// then ``StartedDaemon/run()``).
     public static func run(
         configuration: DaemonConfiguration, flags: DaemonFlags, environment: [String: String], logger: Logger
     ) async throws {
+        try await start(configuration: configuration, flags: flags, environment: environment, logger: logger).run()
+    }
+
+    /// Takes the socket and the database, restores bindings and commands, and
+    /// registers io.propd; nothing is served until ``StartedDaemon/run()``.
+    ///
+    /// - Throws: why it cannot start; nothing is then listening.
+    public static func start(
+        configuration: DaemonConfiguration, flags: DaemonFlags, environment: [String: String], logger: Logger
+    ) async throws(DaemonStartError) -> StartedDaemon {
         // Signals propd gives no meaning: ignored, not fatal (their default).
         signal(SIGUSR1, SIG_IGN)
         signal(SIGUSR2, SIG_IGN)
@@ -26,11 +32,15 @@ public enum Daemon {
         let listenAddress: ListenAddress
         do {
             listenAddress = try ListenAddress.choose(socketPath: configuration.socketPath, passed: ListenFDs.adopt())
-            var files = [configuration.databasePath]
-            if case .path(let path) = listenAddress { files.append(path) }
+        } catch {
+            throw DaemonStartError.passedSocketUnusable(error)
+        }
+        var files = [configuration.databasePath]
+        if case .path(let path) = listenAddress { files.append(path) }
+        do {
             try Directories.prepare(for: files, uid: getuid())
         } catch {
-            throw DaemonStartError(description: "\(error)")
+            throw DaemonStartError.directoryUnusable(error)
         }
         // The socket first: a refused start creates no database file.
         if case .path(let path) = listenAddress { try Exclusivity.checkSocketFree(path) }
@@ -44,7 +54,7 @@ public enum Daemon {
                     durability: configuration.durability == .full ? .full : .normal,
                     historyPerKey: configuration.historyPerKey))
         } catch {
-            throw DaemonStartError(description: "cannot open the database: \(error)")
+            throw DaemonStartError.databaseUnopenable(error)
         }
         let hub = SubscriptionHub(encoder: IOPropdInterface.eventParametersEncoder)
         let service: PropertyService
@@ -52,7 +62,7 @@ public enum Daemon {
             service = try PropertyService(
                 store: store, hub: hub, bindingLimits: configuration.limits.bindingLimits, logger: logger)
         } catch {
-            throw DaemonStartError(description: "cannot start the service: \(error)")
+            throw DaemonStartError.serviceUnstartable(error)
         }
         let reloader = Reloader(
             service: service, flags: flags, environment: environment, current: configuration, logger: logger)
@@ -80,10 +90,10 @@ public enum Daemon {
         serverConfiguration.protocolViolationReply = { violation in
             if case .messageTooLarge(let limit) = violation {
                 // Named as the config key, as docs/service.md promises.
-                return WireCoding.limitExceeded("max-message-bytes", maximum: limit)
+                return VarlinkCallError(.limitExceeded(limit: "max-message-bytes", maximum: limit))
             }
             if case .partialMessagesOverLimit(let limit) = violation {
-                return WireCoding.limitExceeded("max-partial-message-bytes", maximum: limit)
+                return VarlinkCallError(.limitExceeded(limit: "max-partial-message-bytes", maximum: limit))
             }
             return VarlinkCallError(
                 name: "org.varlink.service.InvalidParameter",
@@ -99,7 +109,7 @@ public enum Daemon {
                 configuration: serverConfiguration,
                 logger: logger)
         } catch {
-            throw DaemonStartError(description: "cannot register io.propd: \(error)")
+            throw DaemonStartError.interfaceUnregistrable(error)
         }
         serverReference.set(server)
         reloader.onServerSettings { [server, interface] new in
@@ -128,6 +138,21 @@ public enum Daemon {
                 ],
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger))
+        return StartedDaemon(group: group, store: store, logger: logger)
+    }
+}
+
+/// A daemon that has taken its socket and database (``Daemon/start(configuration:flags:environment:logger:)``).
+public struct StartedDaemon: Sendable {
+    let group: ServiceGroup
+    let store: PropertyStore
+    let logger: Logger
+
+    /// Serves until SIGTERM or SIGINT: then stops accepting, finishes and
+    /// acknowledges in-flight writes, ends subscriptions, closes the database.
+    ///
+    /// - Throws: what the service group's run throws.
+    public func run() async throws {
         try await group.run()
         store.close()
         do {

@@ -18,7 +18,7 @@ enum Exclusivity {
         let path = database + ".lock"
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
-            throw DaemonStartError(description: "cannot open the lock file \(path): \(String(cString: strerror(errno)))")
+            throw DaemonStartError.lockFileUnopenable(path: path, reason: String(cString: strerror(errno)))
         }
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
             let code = errno
@@ -26,10 +26,10 @@ enum Exclusivity {
             let count = read(fd, &holder, holder.count)
             close(fd)
             guard code == EWOULDBLOCK else {
-                throw DaemonStartError(description: "cannot lock \(path): \(String(cString: strerror(code)))")
+                throw DaemonStartError.lockFailed(path: path, reason: String(cString: strerror(code)))
             }
             let pid = count > 0 ? String(decoding: holder[0..<count], as: UTF8.self).trimmingNewline : "unknown"
-            throw DaemonStartError(description: "database \(database) is in use by another propd (pid \(pid), lock \(path))")
+            throw DaemonStartError.databaseInUse(database: database, pid: pid, lockFile: path)
         }
         let text = Array("\(pid)\n".utf8)
         _ = ftruncate(fd, 0)
@@ -62,9 +62,8 @@ enum Exclusivity {
             let code = errno
             close(fd)
             guard code == EAGAIN || code == EACCES else { return }
-            throw DaemonStartError(
-                description: "database \(database) is in use by another propd (pid \(holder(of: database)), "
-                    + "locked through \(canonicalPath(database)))")
+            throw DaemonStartError.databaseInUseElsewhere(
+                database: database, pid: holder(of: database), canonicalPath: canonicalPath(database))
         }
         // The descriptor stays open on purpose: the lock lasts as long as the process.
     }
@@ -106,7 +105,7 @@ enum Exclusivity {
         }
         // Connected, or a full backlog (EAGAIN): someone is listening there.
         if result == 0 || errno == EAGAIN {
-            throw DaemonStartError(description: "socket \(path) is in use by another process; is propd already running?")
+            throw DaemonStartError.socketInUse(path: path)
         }
     }
 }

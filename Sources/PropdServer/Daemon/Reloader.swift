@@ -3,6 +3,7 @@ import PropdCore
 import PropdService
 import PropdStore
 import PropdVarlink
+import PropdWire
 import Synchronization
 
 #if canImport(Glibc)
@@ -94,9 +95,9 @@ final class Reloader: Sendable {
     /// then the binding files; returns what it applied and refused and the
     /// errors of both.
     @discardableResult
-    func reload() async -> ReloadOutcome {
+    func reload() async -> ReloadReply {
         let old = current
-        var outcome = ReloadOutcome(revision: service.store.revision)
+        var outcome = ReloadReply(revision: service.store.revision)
         do {
             let loaded = try DaemonConfiguration.load(environment: environment, uid: getuid(), flags: flags)
             let (new, kept) = old.reloaded(to: loaded)

@@ -1,5 +1,6 @@
 public import PropdCore
 public import PropdVarlink
+import PropdWire
 
 /// What a caller may do with a key.
 public enum AccessRight: Sendable, Hashable {
@@ -31,12 +32,12 @@ extension AccessCheck {
 extension AccessCheck {
     /// Throws `PermissionDenied(key)` unless the peer may exercise `right` on `key`.
     func require(_ right: AccessRight, _ key: Key, _ peer: VarlinkPeerCredentials?) throws(VarlinkCallError) {
-        guard allows(right, key, peer) else { throw WireCoding.permissionDenied(key.rawValue) }
+        guard allows(right, key, peer) else { throw VarlinkCallError(.permissionDenied(key: key.rawValue)) }
     }
 
     /// Throws `PermissionDenied(pattern)` when the peer may read no key `pattern` matches.
     func requireSome(_ pattern: KeyPattern, _ peer: VarlinkPeerCredentials?) throws(VarlinkCallError) {
-        guard mayReadSome(pattern, peer) else { throw WireCoding.permissionDenied(pattern.rawValue) }
+        guard mayReadSome(pattern, peer) else { throw VarlinkCallError(.permissionDenied(key: pattern.rawValue)) }
     }
 }
 

@@ -2,6 +2,7 @@ import NIOCore
 import PropdCore
 import PropdService
 import PropdVarlink
+import PropdWire
 
 /// `Execute`, `Serve` and `Complete` (CONTRACT 6.2): decode, check access,
 /// hand to the service, encode.
@@ -18,24 +19,17 @@ extension IOPropdInterface {
         } catch {
             return responder.fail(error)
         }
-        // In the connection's order: a read sent after an Execute sees its end.
-        let eventLoop = connection.eventLoop
-        order.run(.write, on: connection.id) { [service, tickCommit] done, alone in
-            // Committed at the end of the loop's tick when it can be, as a lone Set is.
-            let tick = eventLoop.inEventLoop && alone ? tickCommit : nil
-            defer { tick?.schedule(on: eventLoop) }
-            service.execute(
-                keys, argument: argument, timeout: timeout, timer: Self.timer(on: eventLoop), deferred: tick != nil
-            ) { result in
-                switch result {
-                case .success(let execution):
-                    var reply: [String: JSONValue] = ["revision": .integer(execution.revision.rawValue)]
-                    if let value = execution.result { reply["result"] = value }
-                    responder.succeed(reply)
-                case .failure(let error):
-                    responder.fail(WireCoding.error(error))
-                }
-                done()
+        // A read sent after an Execute starts once it is answered (the
+        // connection handler's order), so it sees the execution's end.
+        service.execute(
+            keys, argument: argument, timeout: timeout, timer: Self.timer(on: connection.eventLoop),
+            from: .call(on: connection, responder)
+        ) { result in
+            switch result {
+            case .success(let execution):
+                responder.succeed(execution.parameters)
+            case .failure(let error):
+                responder.fail(WireCoding.error(error))
             }
         }
     }
@@ -56,7 +50,7 @@ extension IOPropdInterface {
         }
         let handler = service.serve(
             keys,
-            deliver: { invocation in stream.send(["invocation": WireCoding.encode(invocation)]) },
+            deliver: { invocation in stream.send(InvocationReply(invocation: invocation).parameters) },
             failed: { error in stream.finish(throwing: WireCoding.error(error)) })
         // The stream ends when its connection closes: the handler is gone.
         stream.onTermination { [service] in service.stopServing(handler) }
@@ -77,21 +71,15 @@ extension IOPropdInterface {
         }
         let peer = connection.peer
         let access = self.access
-        let eventLoop = connection.eventLoop
-        order.run(.write, on: connection.id) { [service, tickCommit] done, alone in
-            let tick = eventLoop.inEventLoop && alone ? tickCommit : nil
-            defer { tick?.schedule(on: eventLoop) }
-            service.complete(
-                id, result: result, error: error, deferred: tick != nil,
-                authorize: { command throws(ServiceError) in
-                    guard access.allows(.write, command, peer) else { throw .permissionDenied(command.rawValue) }
-                }
-            ) { outcome in
-                switch outcome {
-                case .success: responder.succeed([:])
-                case .failure(let error): responder.fail(WireCoding.error(error))
-                }
-                done()
+        service.complete(
+            id, result: result, error: error, from: .call(on: connection, responder),
+            authorize: { command throws(ServiceError) in
+                guard access.allows(.write, command, peer) else { throw .permissionDenied(command.rawValue) }
+            }
+        ) { outcome in
+            switch outcome {
+            case .success: responder.succeed(EmptyReply().parameters)
+            case .failure(let error): responder.fail(WireCoding.error(error))
             }
         }
     }
@@ -135,11 +123,7 @@ extension WireCoding {
             return try CommandKeys(command)
         } catch {
             throw VarlinkCallError(
-                name: prefix + "InvalidKey",
-                parameters: [
-                    "key": .string(text),
-                    "reason": .string("a command's key \(text).executing \(error.description)"),
-                ])
+                IOPropdError.invalidKey(key: text, reason: "a command's key \(text).executing \(error.description)"))
         }
     }
 
@@ -158,25 +142,16 @@ extension WireCoding {
         return .milliseconds(milliseconds)
     }
 
-    static func encode(_ invocation: Invocation) -> JSONValue {
-        var object: [String: JSONValue] = ["id": .string(invocation.id), "command": .string(invocation.command.rawValue)]
-        if let argument = invocation.argument { object["argument"] = argument }
-        return .object(object)
-    }
-
     /// The contract's error for a command failure.
     static func error(_ error: CommandError) -> VarlinkCallError {
-        func named(_ name: String, _ parameters: [String: JSONValue]) -> VarlinkCallError {
-            VarlinkCallError(name: prefix + name, parameters: parameters)
-        }
         switch error {
-        case .disabled(let command): return named("CommandDisabled", ["command": .string(command.rawValue)])
-        case .busy(let command): return named("CommandBusy", ["command": .string(command.rawValue)])
-        case .noHandler(let command): return named("NoHandler", ["command": .string(command.rawValue)])
+        case .disabled(let command): return VarlinkCallError(.commandDisabled(command: command.rawValue))
+        case .busy(let command): return VarlinkCallError(.commandBusy(command: command.rawValue))
+        case .noHandler(let command): return VarlinkCallError(.noHandler(command: command.rawValue))
         case .failed(let command, let message):
-            return named("CommandFailed", ["command": .string(command.rawValue), "message": .string(message)])
-        case .timeout(let command): return named("CommandTimeout", ["command": .string(command.rawValue)])
-        case .noSuchInvocation(let id): return named("NoSuchInvocation", ["id": .string(id)])
+            return VarlinkCallError(.commandFailed(command: command.rawValue, message: message))
+        case .timeout(let command): return VarlinkCallError(.commandTimeout(command: command.rawValue))
+        case .noSuchInvocation(let id): return VarlinkCallError(.noSuchInvocation(id: id))
         case .service(let error): return Self.error(error)
         }
     }

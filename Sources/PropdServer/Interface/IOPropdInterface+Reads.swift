@@ -1,6 +1,7 @@
 import PropdCore
 import PropdService
 import PropdVarlink
+import PropdWire
 
 extension IOPropdInterface {
     func get(_ call: VarlinkCall, _ connection: VarlinkConnectionContext) throws(VarlinkCallError) -> [String: JSONValue] {
@@ -11,7 +12,7 @@ extension IOPropdInterface {
         let properties = try mapped { () throws(ServiceError) in
             if let revision { try service.get(keys, at: revision) } else { try service.get(keys) }
         }
-        return ["properties": .array(try redacted(properties, for: connection.peer).map(WireCoding.encode))]
+        return PropertiesReply(properties: try redacted(properties, for: connection.peer)).parameters
     }
 
     func list(_ call: VarlinkCall, _ connection: VarlinkConnectionContext) throws(VarlinkCallError) -> [String: JSONValue] {
@@ -29,7 +30,7 @@ extension IOPropdInterface {
         var visible = readable ? properties.filter { access.allows(.read, $0.key, peer) } : properties
         if readable, let limit, visible.count > limit { visible.removeLast(visible.count - limit) }
         visible = try redacted(visible, for: peer)
-        return ["properties": .array(visible.map(WireCoding.encode)), "revision": .integer(revision.rawValue)]
+        return ListReply(properties: visible, revision: revision).parameters
     }
 
     func history(_ call: VarlinkCall, _ connection: VarlinkConnectionContext) throws(VarlinkCallError) -> [String: JSONValue] {
@@ -38,7 +39,7 @@ extension IOPropdInterface {
         let limit = try WireCoding.nonNegative(call.parameters, "limit").map { Int(clamping: $0) }
         let before = try WireCoding.nonNegative(call.parameters, "before").map { Revision($0) }
         let entries = try mapped { () throws(ServiceError) in try service.history(of: key, limit: limit, before: before) }
-        return ["entries": .array(entries.map(WireCoding.encode))]
+        return HistoryReply(entries: entries).parameters
     }
 
     func bindings(_ call: VarlinkCall, _ connection: VarlinkConnectionContext) throws(VarlinkCallError) -> [String: JSONValue] {
@@ -50,19 +51,15 @@ extension IOPropdInterface {
         let all = try mapped { () throws(ServiceError) in try service.bindings(matching: pattern) }
         let redaction = ReadRedaction(access: access, peer: peer)
         let visible = all.filter { access.allows(.read, $0.key, peer) }.map(redaction.redact)
-        return ["bindings": .array(visible.map(WireCoding.encode))]
+        return BindingsReply(bindings: visible.map(WireCoding.binding)).parameters
     }
 
     func stats() throws(VarlinkCallError) -> [String: JSONValue] {
         let figures = try mapped { () throws(ServiceError) in try service.statistics() }
-        return [
-            "revision": .integer(figures.revision.rawValue),
-            "keys": .integer(Int64(figures.keys)),
-            "bindings": .integer(Int64(figures.bindings)),
-            "subscriptions": .integer(Int64(figures.subscriptions)),
-            "connections": .integer(Int64(connections())),
-            "uptimeSeconds": .double(figures.uptimeSeconds),
-            "databaseBytes": .integer(Int64(figures.databaseBytes)),
-        ]
+        return DaemonStatistics(
+            revision: figures.revision, keys: figures.keys, bindings: figures.bindings,
+            subscriptions: figures.subscriptions, connections: connections(), uptimeSeconds: figures.uptimeSeconds,
+            databaseBytes: figures.databaseBytes
+        ).parameters
     }
 }

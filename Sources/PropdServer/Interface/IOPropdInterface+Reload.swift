@@ -1,5 +1,6 @@
 import PropdCore
 import PropdVarlink
+import PropdWire
 
 #if canImport(Glibc)
 import Glibc
@@ -11,18 +12,13 @@ extension IOPropdInterface {
     /// ask (who may send the daemon SIGHUP); others get
     /// `org.varlink.service.PermissionDenied`.
     func reload(_ connection: VarlinkConnectionContext, _ responder: VarlinkResponder) {
-        guard let runReload else { return responder.fail(VarlinkCallError.methodNotImplemented("io.propd.Reload")) }
+        guard let runReload else { return responder.fail(VarlinkCallError.methodNotImplemented(IOPropdMethod.reload.qualifiedName)) }
         guard let peer = connection.peer, peer.uid == 0 || peer.uid == getuid() else {
             return responder.fail(VarlinkCallError.permissionDenied)
         }
         Task {
             let outcome = await runReload()
-            var reply: [String: JSONValue] = [
-                "revision": .integer(outcome.revision.rawValue), "errors": .array(outcome.errors.map { .string($0) }),
-            ]
-            if !outcome.applied.isEmpty { reply["applied"] = .array(outcome.applied.map { .string($0) }) }
-            if !outcome.refused.isEmpty { reply["refused"] = .array(outcome.refused.map { .string($0) }) }
-            responder.succeed(reply)
+            responder.succeed(outcome.parameters)
         }
     }
 }

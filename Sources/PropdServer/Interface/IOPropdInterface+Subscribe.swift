@@ -2,18 +2,12 @@ import NIOCore
 import PropdCore
 public import PropdService
 import PropdVarlink
+import PropdWire
 
 extension IOPropdInterface {
     /// The hub encoder that produces Subscribe's reply parameters,
     /// `{"event":{…}}`, once per event for every subscriber.
-    public static let eventParametersEncoder: EventEncoder = { event in
-        var out: [UInt8] = []
-        out.reserveCapacity(80 + event.key.utf8.count)
-        out.append(contentsOf: #"{"event":"#.utf8)
-        EventEncoding.encodeObject(event, into: &out)
-        out.append(UInt8(ascii: "}"))
-        return out
-    }
+    public static let eventParametersEncoder: EventEncoder = EventEncoding.replyParameters
 
     func subscribe(_ call: VarlinkCall, _ connection: VarlinkConnectionContext, _ stream: VarlinkReplyStream) {
         let request: SubscriptionRequest
@@ -62,7 +56,7 @@ extension IOPropdInterface {
         case let error as SubscriptionError:
             switch error {
             case .invalidParameter(let name, _): return .invalidParameter(name)
-            case .revisionCompacted(let since, let oldest): return WireCoding.revisionCompacted(since: since, oldest: oldest)
+            case .revisionCompacted(let since, let oldest): return VarlinkCallError(.revisionCompacted(since: since, oldest: oldest))
             case .sinceAhead: return .invalidParameter("since")
             case .hubClosed: return WireCoding.error(.storage(.closed))  // not reached: Subscribe ends the stream
             }
@@ -117,7 +111,7 @@ final class SubscriptionPump: Sendable {
                 // The rules in force now, for this whole batch: a reload
                 // re-filters every live subscription from its next event on.
                 if let denied = reader.deniedPattern() {
-                    return stream.finish(throwing: WireCoding.permissionDenied(denied))
+                    return stream.finish(throwing: VarlinkCallError(.permissionDenied(key: denied)))
                 }
                 let filters = reader.filtersReads
                 var buffers: [ByteBuffer] = []
@@ -129,7 +123,7 @@ final class SubscriptionPump: Sendable {
             case .pending:
                 return
             case .ended(.slowConsumer(let revision)):
-                return stream.finish(throwing: WireCoding.slowConsumer(revision))
+                return stream.finish(throwing: VarlinkCallError(.slowConsumer(revision: revision)))
             case .ended(.cancelled), .ended(.hubClosed):
                 return stream.finish()
             }

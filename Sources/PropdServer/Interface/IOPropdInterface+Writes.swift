@@ -1,6 +1,7 @@
 import PropdCore
 import PropdService
 import PropdVarlink
+import PropdWire
 
 extension IOPropdInterface {
     func set(_ call: VarlinkCall, _ connection: VarlinkConnectionContext, _ responder: VarlinkResponder) {
@@ -98,31 +99,24 @@ extension IOPropdInterface {
         write(.unbind(key), connection, responder)
     }
 
-    /// Submits `operation` to the writer now, in the connection's order, and
-    /// answers when it is durable (or refused).
+    /// Submits `operation` now, saying who writes (this connection's loop,
+    /// and whether the call is alone on it); answers when it is durable (or
+    /// refused). The connection handler keeps the client's order: a read
+    /// starts only once the calls before it are answered.
     func write(
         _ operation: WriteOperation, _ connection: VarlinkConnectionContext, _ responder: VarlinkResponder,
         redact: @escaping @Sendable (ServiceError) -> ServiceError = { $0 }
     ) {
-        let eventLoop = connection.eventLoop
-        order.run(.write, on: connection.id) { [service, tickCommit] done, alone in
-            // A lone write on the connection's loop (a client waiting for
-            // each reply) waits for the end of the tick and commits there,
-            // with the tick's others, without a thread hop. A pipelining
-            // client's writes go to the writer's thread, which commits them
-            // while this loop reads the next ones.
-            let tick = eventLoop.inEventLoop && alone ? tickCommit : nil
-            defer { tick?.schedule(on: eventLoop) }
-            service.submit(operation, deferred: tick != nil) { result in
-                switch result {
-                case .success(let outcome):
-                    var reply: [String: JSONValue] = ["revision": .integer(outcome.revision.rawValue)]
-                    if case .bind = operation { reply["sources"] = .array(outcome.sources.map { .string($0.rawValue) }) }
-                    responder.succeed(reply)
-                case .failure(let error):
-                    responder.fail(WireCoding.error(redact(error)))
+        service.submit(operation, from: .call(on: connection, responder)) { result in
+            switch result {
+            case .success(let outcome):
+                if case .bind = operation {
+                    responder.succeed(BindReply(revision: outcome.revision, sources: outcome.sources.map(\.rawValue)).parameters)
+                } else {
+                    responder.succeed(RevisionReply(revision: outcome.revision).parameters)
                 }
-                done()
+            case .failure(let error):
+                responder.fail(WireCoding.error(redact(error)))
             }
         }
     }

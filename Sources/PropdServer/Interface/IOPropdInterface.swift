@@ -2,6 +2,7 @@ import PropdCore
 import Synchronization
 public import PropdService
 public import PropdVarlink
+public import PropdWire
 
 /// Limits the io.propd handlers enforce, each answered with
 /// `LimitExceeded(limit, maximum)`.
@@ -32,16 +33,11 @@ public struct IOPropdInterface: Sendable {
     /// The limits in force (a reload may change them).
     var limits: InterfaceLimits { liveLimits.current.withLock { $0 } }
     let access: any AccessCheck
-    let order = ConnectionOrder()
-    /// Set when writes are committed on the event loop that received them
-    /// (durability `normal`; with `full` a commit waits for an fsync, which
-    /// must not hold an event loop, so the writer's own queue commits).
-    let tickCommit: TickCommit?
     /// The connection count of the server, for `Stats`.
     let connections: @Sendable () -> Int
     /// What `Reload` runs (the daemon's reloader); without it `Reload` is
     /// `MethodNotImplemented`.
-    public var runReload: (@Sendable () async -> ReloadOutcome)?
+    public var runReload: (@Sendable () async -> ReloadReply)?
 
     public init(
         service: PropertyService, limits: InterfaceLimits = InterfaceLimits(), access: any AccessCheck = AllowAll(),
@@ -51,68 +47,61 @@ public struct IOPropdInterface: Sendable {
         self.liveLimits = LiveInterfaceLimits(limits)
         self.access = access
         self.connections = connections
-        self.tickCommit = service.store.configuration.durability == .normal ? TickCommit(service.commitPending) : nil
     }
 
     /// The interface, ready to register with a ``VarlinkServer``.
     public var varlinkInterface: VarlinkInterface {
         VarlinkInterface(
-            name: "io.propd", description: ioPropdDescription,
+            name: IOPropdMethod.interface, description: ioPropdDescription,
             methods: [
-                // Reads of possibly large replies are made one at a time as the
-                // connection has room (see VarlinkMethod.startingAfterEarlierCalls).
-                .responding("Get") { call, connection, responder in
-                    afterWrites(connection, responder) { () throws(VarlinkCallError) in try get(call, connection) }
-                }.startingAfterEarlierCalls(),
-                .responding("List") { call, connection, responder in
-                    afterWrites(connection, responder) { () throws(VarlinkCallError) in try list(call, connection) }
-                }.startingAfterEarlierCalls(),
-                .responding("Set") { call, connection, responder in set(call, connection, responder) },
-                .responding("Delete") { call, connection, responder in delete(call, connection, responder) },
-                .streaming("Subscribe") { call, connection, stream in subscribe(call, connection, stream) },
-                .responding("History") { call, connection, responder in
-                    afterWrites(connection, responder) { () throws(VarlinkCallError) in try history(call, connection) }
-                }.startingAfterEarlierCalls(),
-                .responding("Bind") { call, connection, responder in bind(call, connection, responder) },
-                .responding("Unbind") { call, connection, responder in unbind(call, connection, responder) },
-                .responding("Bindings") { call, connection, responder in
-                    afterWrites(connection, responder) { () throws(VarlinkCallError) in try bindings(call, connection) }
-                }.startingAfterEarlierCalls(),
-                .responding("Stats") { _, connection, responder in
-                    afterWrites(connection, responder) { () throws(VarlinkCallError) in try stats() }
+                // Reads are answered on the connection's loop in the
+                // client's order: each starts once every call before it is
+                // answered, so it sees exactly the writes sent before it
+                // (and a run of large replies is made one at a time as the
+                // connection has room; see VarlinkMethod.startingAfterEarlierCalls).
+                .synchronous(IOPropdMethod.get.rawValue) { call, connection in try get(call, connection) }
+                    .startingAfterEarlierCalls(),
+                .synchronous(IOPropdMethod.list.rawValue) { call, connection in try list(call, connection) }
+                    .startingAfterEarlierCalls(),
+                .responding(IOPropdMethod.set.rawValue) { call, connection, responder in
+                    set(call, connection, responder)
                 },
-                .responding("Reload") { _, connection, responder in reload(connection, responder) },
+                .responding(IOPropdMethod.delete.rawValue) { call, connection, responder in
+                    delete(call, connection, responder)
+                },
+                .streaming(IOPropdMethod.subscribe.rawValue) { call, connection, stream in
+                    subscribe(call, connection, stream)
+                },
+                .synchronous(IOPropdMethod.history.rawValue) { call, connection in try history(call, connection) }
+                    .startingAfterEarlierCalls(),
+                .responding(IOPropdMethod.bind.rawValue) { call, connection, responder in
+                    bind(call, connection, responder)
+                },
+                .responding(IOPropdMethod.unbind.rawValue) { call, connection, responder in
+                    unbind(call, connection, responder)
+                },
+                .synchronous(IOPropdMethod.bindings.rawValue) { call, connection in try bindings(call, connection) }
+                    .startingAfterEarlierCalls(),
+                .synchronous(IOPropdMethod.stats.rawValue) { _, _ in try stats() }.startingAfterEarlierCalls(),
+                .responding(IOPropdMethod.reload.rawValue) { _, connection, responder in
+                    reload(connection, responder)
+                },
                 // Commands (CONTRACT 6.2): IOPropdInterface+Commands.swift.
-                .responding("Execute") { call, connection, responder in execute(call, connection, responder) },
-                .streaming("Serve") { call, connection, stream in serve(call, connection, stream) },
-                .responding("Complete") { call, connection, responder in complete(call, connection, responder) },
+                .responding(IOPropdMethod.execute.rawValue) { call, connection, responder in
+                    execute(call, connection, responder)
+                },
+                .streaming(IOPropdMethod.serve.rawValue) { call, connection, stream in
+                    serve(call, connection, stream)
+                },
+                .responding(IOPropdMethod.complete.rawValue) { call, connection, responder in
+                    complete(call, connection, responder)
+                },
             ])
     }
 
     /// Changes the limits from the next call on (a reload).
     public func updateLimits(_ limits: InterfaceLimits) {
         liveLimits.current.withLock { $0 = limits }
-    }
-
-    /// Answers a read in the connection's order: after the writes sent
-    /// before it, before those sent after it.
-    func afterWrites(
-        _ connection: VarlinkConnectionContext, _ responder: VarlinkResponder,
-        _ read: @escaping @Sendable () throws(VarlinkCallError) -> [String: JSONValue]
-    ) {
-        let eventLoop = connection.eventLoop
-        order.run(.read, on: connection.id) { done, _ in
-            let answer: @Sendable () -> Void = {
-                do {
-                    responder.succeed(try read())
-                } catch {
-                    responder.fail(error)
-                }
-                done()
-            }
-            // Reads run on the connection's loop, never on the writer's thread.
-            if eventLoop.inEventLoop { answer() } else { eventLoop.execute(answer) }
-        }
     }
 
     /// Runs a service call that throws ``ServiceError`` and maps its failure.
@@ -125,6 +114,6 @@ public struct IOPropdInterface: Sendable {
     }
 
     func checkCount(_ count: Int, _ limit: String, _ maximum: Int) throws(VarlinkCallError) {
-        if count > maximum { throw WireCoding.limitExceeded(limit, maximum: maximum) }
+        if count > maximum { throw VarlinkCallError(.limitExceeded(limit: limit, maximum: maximum)) }
     }
 }

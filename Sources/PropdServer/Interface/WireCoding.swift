@@ -1,20 +1,19 @@
 import PropdCore
 import PropdService
 import PropdVarlink
+import PropdWire
 
-/// io.propd's parameters and types on the wire: decoding with the
-/// contract's errors, encoding as the IDL declares.
+/// The daemon's side of io.propd: call parameters decoded with the
+/// contract's errors for bad input, and the service's types and failures
+/// turned into PropdWire's shapes and ``IOPropdError``s.
 enum WireCoding {
-    static let prefix = "io.propd."
-
     // MARK: Decoding
 
     static func key(_ text: String) throws(VarlinkCallError) -> Key {
         do {
             return try Key(text)
         } catch {
-            throw VarlinkCallError(
-                name: prefix + "InvalidKey", parameters: ["key": .string(text), "reason": .string(error.description)])
+            throw VarlinkCallError(IOPropdError.invalidKey(key: text, reason: error.description))
         }
     }
 
@@ -22,9 +21,7 @@ enum WireCoding {
         do {
             return try KeyPattern(text)
         } catch {
-            throw VarlinkCallError(
-                name: prefix + "InvalidPattern",
-                parameters: ["pattern": .string(text), "reason": .string(error.description)])
+            throw VarlinkCallError(IOPropdError.invalidPattern(pattern: text, reason: error.description))
         }
     }
 
@@ -67,39 +64,11 @@ enum WireCoding {
 
     // MARK: Encoding
 
-    static func encode(_ property: Property) -> JSONValue {
-        var object: [String: JSONValue] = [
-            "key": .string(property.key.rawValue),
-            "revision": .integer(property.revision.rawValue),
-            "created": .integer(property.created.rawValue),
-        ]
-        if let value = property.value { object["value"] = value }
-        if let binding = property.binding { object["binding"] = .string(binding) }
-        if let error = property.error { object["error"] = .string(error) }
-        if let expires = property.expires { object["expires"] = .integer(expires) }
-        return .object(object)
-    }
-
-    static func encode(_ event: Event) -> JSONValue {
-        var object: [String: JSONValue] = [
-            "key": .string(event.key),
-            "kind": .string(event.kind.rawValue),
-            "revision": .integer(event.revision.rawValue),
-        ]
-        if let value = event.value { object["value"] = value }
-        if let error = event.error { object["error"] = .string(error) }
-        return .object(object)
-    }
-
-    static func encode(_ binding: BindingDescription) -> JSONValue {
-        var object: [String: JSONValue] = [
-            "key": .string(binding.key.rawValue),
-            "expression": .string(binding.expression),
-            "sources": .array(binding.sources.map { .string($0.rawValue) }),
-        ]
-        if let error = binding.error { object["error"] = .string(error) }
-        if let state = binding.state { object["state"] = state }
-        return .object(object)
+    /// A binding as `Bindings` lists it.
+    static func binding(_ binding: BindingDescription) -> BindingInfo {
+        BindingInfo(
+            key: binding.key.rawValue, expression: binding.expression, sources: binding.sources.map(\.rawValue),
+            error: binding.error, state: binding.state)
     }
 
     // MARK: Errors
@@ -107,29 +76,15 @@ enum WireCoding {
     /// The contract's error for a service failure.
     static func error(_ error: ServiceError) -> VarlinkCallError {
         switch error {
-        case .noSuchKey(let key):
-            return VarlinkCallError(name: prefix + "NoSuchKey", parameters: ["key": .string(key)])
+        case .noSuchKey(let key): return VarlinkCallError(.noSuchKey(key: key))
         case .revisionMismatch(let key, let expected, let actual):
-            return VarlinkCallError(
-                name: prefix + "RevisionMismatch",
-                parameters: [
-                    "key": .string(key), "expected": .integer(expected.rawValue), "actual": .integer(actual.rawValue),
-                ])
-        case .keyIsDerived(let key):
-            return VarlinkCallError(name: prefix + "KeyIsDerived", parameters: ["key": .string(key)])
+            return VarlinkCallError(.revisionMismatch(key: key, expected: expected, actual: actual))
+        case .keyIsDerived(let key): return VarlinkCallError(.keyIsDerived(key: key))
         case .bindingInvalid(let message, let line, let column):
-            return VarlinkCallError(
-                name: prefix + "BindingInvalid",
-                parameters: [
-                    "message": .string(message), "line": .integer(Int64(line)), "column": .integer(Int64(column)),
-                ])
-        case .bindingCycle(let keys):
-            return VarlinkCallError(
-                name: prefix + "BindingCycle", parameters: ["cycle": .array(keys.map { .string($0) })])
-        case .revisionCompacted(let since, let oldest):
-            return revisionCompacted(since: since, oldest: oldest)
-        case .permissionDenied(let key):
-            return permissionDenied(key)
+            return VarlinkCallError(.bindingInvalid(message: message, line: line, column: column))
+        case .bindingCycle(let keys): return VarlinkCallError(.bindingCycle(cycle: keys))
+        case .revisionCompacted(let since, let oldest): return VarlinkCallError(.revisionCompacted(since: since, oldest: oldest))
+        case .permissionDenied(let key): return VarlinkCallError(.permissionDenied(key: key))
         case .revisionAhead(let revision, let current):
             return VarlinkCallError(
                 name: "org.varlink.service.InvalidParameter",
@@ -140,29 +95,15 @@ enum WireCoding {
         case .storage(let storeError):
             // Not a contract error: the store failed and wrote nothing. The
             // message says what happened (disk full, I/O error).
-            return VarlinkCallError(
-                name: prefix + "StorageFailure", parameters: ["message": .string(storeError.description)])
-        case .limitExceeded(let limit, let maximum):
-            return limitExceeded(limit, maximum: maximum)
+            return VarlinkCallError(.storageFailure(message: storeError.description))
+        case .limitExceeded(let limit, let maximum): return VarlinkCallError(.limitExceeded(limit: limit, maximum: maximum))
         }
     }
+}
 
-    static func revisionCompacted(since: Revision, oldest: Revision) -> VarlinkCallError {
-        VarlinkCallError(
-            name: prefix + "RevisionCompacted",
-            parameters: ["since": .integer(since.rawValue), "oldest": .integer(oldest.rawValue)])
-    }
-
-    static func slowConsumer(_ revision: Revision) -> VarlinkCallError {
-        VarlinkCallError(name: prefix + "SlowConsumer", parameters: ["revision": .integer(revision.rawValue)])
-    }
-
-    static func limitExceeded(_ limit: String, maximum: Int) -> VarlinkCallError {
-        VarlinkCallError(
-            name: prefix + "LimitExceeded", parameters: ["limit": .string(limit), "maximum": .integer(Int64(maximum))])
-    }
-
-    static func permissionDenied(_ key: String) -> VarlinkCallError {
-        VarlinkCallError(name: prefix + "PermissionDenied", parameters: ["key": .string(key)])
+extension VarlinkCallError {
+    /// io.propd's error as a Varlink error reply.
+    init(_ error: IOPropdError) {
+        self.init(name: error.qualifiedName, parameters: error.parameters)
     }
 }

@@ -39,7 +39,7 @@ extension PropertyService {
                     try transaction.set(keys.error, .string(Self.restartedExecutionError))
                 }
                 try Self.propagate(&transaction, &state)
-            }, validatesFirst: true
+            }, rollback: .validatesFirst, from: .thread
         ) { result in
             switch result {
             case .success(let committed):

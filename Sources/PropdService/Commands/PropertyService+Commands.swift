@@ -1,5 +1,5 @@
 public import PropdCore
-import PropdStore
+public import PropdStore
 
 /// How an execution ended, and what that writes to `CMD.error`.
 enum ExecutionEnding: Sendable {
@@ -67,19 +67,18 @@ extension PropertyService {
     /// ```
     ///
     /// - Parameter timer: arms the timeout (``taskTimer`` unless the caller has a better clock).
-    /// - Parameter deferred: queue the start without waking the writer (see
-    ///   ``submit(_:deferred:completion:)``); the caller then calls ``commitPending()``.
+    /// - Parameter origin: who is executing (see ``submit(_:from:completion:)``).
     public func execute(
         _ keys: CommandKeys, argument: JSONValue?, timeout: Duration = PropertyService.defaultCommandTimeout,
-        timer: @escaping CommandTimer = PropertyService.taskTimer, deferred: Bool = false,
+        timer: @escaping CommandTimer = PropertyService.taskTimer, from origin: WriteOrigin = .thread,
         completion: @escaping @Sendable (Result<ExecutionResult, CommandError>) -> Void
     ) {
         if commands.isRegistered(keys.command) {
-            return start(keys, argument: argument, timeout: timeout, timer: timer, deferred: deferred, completion: completion)
+            return start(keys, argument: argument, timeout: timeout, timer: timer, from: origin, completion: completion)
         }
         registerCommands([keys]) { [self] registered in
             if case .failure(let error) = registered { return completion(.failure(error)) }
-            start(keys, argument: argument, timeout: timeout, timer: timer, deferred: false, completion: completion)
+            start(keys, argument: argument, timeout: timeout, timer: timer, from: .thread, completion: completion)
         }
     }
 
@@ -127,9 +126,9 @@ extension PropertyService {
     ///
     /// - Parameter authorize: sees the execution's command before anything
     ///   happens, and may refuse (write access to `CMD`).
-    /// - Parameter deferred: as for ``execute(_:argument:timeout:timer:deferred:completion:)``.
+    /// - Parameter origin: as for ``execute(_:argument:timeout:timer:from:completion:)``.
     public func complete(
-        _ id: String, result: JSONValue?, error: String?, deferred: Bool = false,
+        _ id: String, result: JSONValue?, error: String?, from origin: WriteOrigin = .thread,
         authorize: (Key) throws(ServiceError) -> Void,
         completion: @escaping @Sendable (Result<Revision, CommandError>) -> Void
     ) {
@@ -140,7 +139,7 @@ extension PropertyService {
             return completion(.failure(.service(error)))
         }
         let ending: ExecutionEnding = error.map { .failed($0) } ?? .completed(result)
-        if !finish(id, ending, deferred: deferred, answered: completion) {
+        if !finish(id, ending, from: origin, answered: completion) {
             completion(.failure(.noSuchInvocation(id: id)))
         }
     }
@@ -173,7 +172,7 @@ extension PropertyService {
                     if error == nil || error?.value != .null { try transaction.set(keys.error, .null) }
                 }
                 try Self.propagate(&transaction, &state)
-            }, validatesFirst: true
+            }, rollback: .validatesFirst, from: .thread
         ) { result in
             switch result {
             case .success:
@@ -189,7 +188,7 @@ extension PropertyService {
     }
 
     private func start(
-        _ keys: CommandKeys, argument: JSONValue?, timeout: Duration, timer: @escaping CommandTimer, deferred: Bool,
+        _ keys: CommandKeys, argument: JSONValue?, timeout: Duration, timer: @escaping CommandTimer, from origin: WriteOrigin,
         completion: @escaping @Sendable (Result<ExecutionResult, CommandError>) -> Void
     ) {
         let invocation = Invocation(id: CommandRegistry.newID(), command: keys.command, argument: argument)
@@ -208,7 +207,7 @@ extension PropertyService {
                 try transaction.set(keys.executing, .bool(true))
                 try transaction.set(keys.error, .null)
                 try Self.propagate(&transaction, &state)
-            }, validatesFirst: true, deferred: deferred
+            }, rollback: .validatesFirst, from: origin
         ) { [weak self] result in
             switch result {
             case .success: self?.dispatch(invocation.id)
@@ -240,7 +239,7 @@ extension PropertyService {
     /// (unknown, or ending already).
     @discardableResult
     func finish(
-        _ id: String, _ ending: ExecutionEnding, deferred: Bool = false,
+        _ id: String, _ ending: ExecutionEnding, from origin: WriteOrigin = .thread,
         answered: (@Sendable (Result<Revision, CommandError>) -> Void)? = nil
     ) -> Bool {
         guard let execution = commands.claim(id) else { return false }
@@ -252,7 +251,7 @@ extension PropertyService {
                 try transaction.set(keys.executing, .bool(false))
                 try transaction.set(keys.error, error.map { .string($0) } ?? .null)
                 try Self.propagate(&transaction, &state)
-            }, validatesFirst: true, deferred: deferred
+            }, rollback: .validatesFirst, from: origin
         ) { result in
             registry.remove(id)
             switch result {

@@ -48,36 +48,3 @@ public final class EncodedEvent: Sendable {
     /// Whether the bytes were already produced (for tests and statistics).
     public var isEncoded: Bool { eager != nil || cache.withLock { $0 != nil } }
 }
-
-/// Encoders for events.
-public enum EventEncoding {
-    /// The event as the contract's `Event` object:
-    /// `{"key":"room.temp","kind":"set","value":21,"revision":7}`; `value` and
-    /// `error` are left out when absent.
-    public static let jsonObject: EventEncoder = { event in
-        var out: [UInt8] = []
-        out.reserveCapacity(64 + event.key.utf8.count)
-        encodeObject(event, into: &out)
-        return out
-    }
-
-    /// Appends the event's JSON object to `out`.
-    public static func encodeObject(_ event: Event, into out: inout [UInt8]) {
-        out.append(contentsOf: #"{"key":"#.utf8)
-        JSONValue.encodeString(event.key, into: &out)
-        out.append(contentsOf: #","kind":""#.utf8)
-        out.append(contentsOf: event.kind.rawValue.utf8)
-        out.append(UInt8(ascii: "\""))
-        if let value = event.value {
-            out.append(contentsOf: #","value":"#.utf8)
-            value.encode(into: &out)
-        }
-        out.append(contentsOf: #","revision":"#.utf8)
-        out.append(contentsOf: String(event.revision.rawValue).utf8)
-        if let error = event.error {
-            out.append(contentsOf: #","error":"#.utf8)
-            JSONValue.encodeString(error, into: &out)
-        }
-        out.append(UInt8(ascii: "}"))
-    }
-}

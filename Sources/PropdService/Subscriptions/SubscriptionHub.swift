@@ -1,4 +1,5 @@
 public import PropdCore
+public import PropdWire
 import Synchronization
 
 /// Fans committed change sets out to subscribers.

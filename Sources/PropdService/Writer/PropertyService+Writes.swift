@@ -1,6 +1,6 @@
 import PropdBindings
 public import PropdCore
-import PropdStore
+public import PropdStore
 
 /// A write request, as the server hands it to the writer.
 public enum WriteOperation: Sendable {
@@ -54,31 +54,23 @@ extension PropertyService {
     /// commit in that order, so a connection's pipelined writes keep the
     /// client's order; no task is created on the way.
     ///
-    /// - Parameter deferred: queue it without waking the writer; the caller
-    ///   promises to call ``commitPending()`` soon (an event loop does at the
-    ///   end of its tick, and then commits and answers without a thread hop).
+    /// - Parameter origin: who is writing (an event loop, and whether the
+    ///   call is alone on its connection); the store decides from it where
+    ///   and when the write commits.
     public func submit(
-        _ operation: WriteOperation, deferred: Bool = false,
-        completion: @escaping @Sendable (Result<WriteOutcome, ServiceError>) -> Void
-    ) {
-        submit(operation, deferred: deferred, resumesTask: false, completion: completion)
-    }
-
-    /// - Parameter resumesTask: `completion` resumes a task (see `PropertyStore.submit`).
-    func submit(
-        _ operation: WriteOperation, deferred: Bool, resumesTask: Bool,
+        _ operation: WriteOperation, from origin: WriteOrigin,
         completion: @escaping @Sendable (Result<WriteOutcome, ServiceError>) -> Void
     ) {
         switch operation {
         // Set and Delete check everything (derived keys, expectations, missing
         // keys) before their first write, so they need no savepoint.
         case .set(let values, let expect, let ttl):
-            submit(Self.setBody(values, expect: expect, ttl: ttl), validatesFirst: true, deferred: deferred, resumesTask: resumesTask) {
+            submit(Self.setBody(values, expect: expect, ttl: ttl), rollback: .validatesFirst, from: origin) {
                 completion(Self.outcome($0))
             }
         case .delete(let keys, let expect, let patterns, let writable):
             let body = Self.deleteBody(keys, expect: expect, patterns: patterns, writable: writable)
-            submit(body, validatesFirst: true, deferred: deferred, resumesTask: resumesTask) { result in
+            submit(body, rollback: .validatesFirst, from: origin) { result in
                 if case .failure(let nothing as NothingToDelete) = result {
                     return completion(.success(WriteOutcome(revision: nothing.current)))
                 }
@@ -86,7 +78,7 @@ extension PropertyService {
             }
         case .bind(let key, let expression, let state, let authorize):
             let body = Self.bindBody(key, expression: expression, state: state, authorize: authorize)
-            submit(body, deferred: deferred, resumesTask: resumesTask) { result in
+            submit(body, from: origin) { result in
                 completion(Self.outcome(result).map { outcome in
                     var outcome = outcome
                     if case .success(let committed) = result { outcome.sources = committed.value }
@@ -94,16 +86,16 @@ extension PropertyService {
                 })
             }
         case .unbind(let key):
-            submit(Self.unbindBody(key), deferred: deferred, resumesTask: resumesTask) { completion(Self.outcome($0)) }
+            submit(Self.unbindBody(key), from: origin) { completion(Self.outcome($0)) }
         }
     }
 
-    /// ``submit(_:completion:)`` awaited.
+    /// ``submit(_:from:completion:)`` awaited.
     @discardableResult
     public func perform(_ operation: WriteOperation) async throws(ServiceError) -> WriteOutcome {
         let result = await withUnsafeContinuation { (continuation: UnsafeContinuation<Result<WriteOutcome, ServiceError>, Never>) in
             // Unsafe continuation: `submit` calls its completion exactly once.
-            submit(operation, deferred: false, resumesTask: true) { continuation.resume(returning: $0) }
+            submit(operation, from: .task) { continuation.resume(returning: $0) }
         }
         return try result.get()
     }

@@ -5,9 +5,9 @@ public import PropdCore
 /// the embedded default and so far the only implementation.
 ///
 /// Three parts:
-/// - **Writes** go in batches. ``submit(_:needsSavepoint:deferred:resumesTask:completion:)``
-///   queues a body; the store runs the bodies serially, each at the next
-///   revision, with a ``WriteTransaction`` over the batch's
+/// - **Writes** go in batches. ``submit(_:)`` queues a body, in a
+///   ``WriteSubmission`` that says who is writing, never how to commit;
+///   the store runs the bodies serially, each at the next revision, with a ``WriteTransaction`` over the batch's
 ///   ``WriteBatchStorage``, and commits the batch as one unit: each
 ///   request's own changes, the values its bindings derive, operator
 ///   state, bindings and the commands table together. A body that throws
@@ -34,22 +34,14 @@ public protocol PropertyStorage: AnyObject, Sendable {
 
     // MARK: Writing
 
-    /// Queues `body` as one write request and calls `completion` exactly
-    /// once, when its fate is known: after its batch committed (or failed),
-    /// or at once when the body threw. Requests submitted one after another
-    /// from one thread run in that order.
-    ///
-    /// - Parameter needsSavepoint: false when the body only ever throws
-    ///   before its first write, so it needs nothing of its own to roll back to.
-    /// - Parameter deferred: queue without starting a commit; the caller
-    ///   calls ``commitPending()`` soon.
-    /// - Parameter resumesTask: `completion` resumes a task (a continuation).
-    func submit<T: Sendable>(
-        _ body: @escaping @Sendable (inout WriteTransaction) throws -> T,
-        needsSavepoint: Bool, deferred: Bool, resumesTask: Bool,
-        completion: @escaping @Sendable (Result<Committed<T>, any Error>) -> Void)
-    /// Commits the pending requests (those queued `deferred` above all).
-    func commitPending()
+    /// Queues `submission` as one write request and calls its completion
+    /// exactly once, when its fate is known: after its batch committed (or
+    /// failed), or at once when the body threw. Requests submitted one after
+    /// another from one thread run in that order. The store alone decides
+    /// where and when it commits, from ``WriteSubmission/origin`` (a store
+    /// that commits remotely may batch every origin alike; one that commits
+    /// locally may commit a loop's lone writes on that loop).
+    func submit<T: Sendable>(_ submission: WriteSubmission<T>)
     /// Calls `observer` after each commit with the batch's change sets, in
     /// revision order, before the batch's callers are answered.
     func onCommit(_ observer: (@Sendable ([ChangeSet]) -> Void)?)

@@ -9,19 +9,23 @@ import Synchronization
 /// requests are pending. No timers: a batch is whatever arrived while the
 /// previous one was being written.
 ///
-/// A request may also be queued *deferred*: it starts nothing, and the
-/// submitter later calls ``commitPending()``, which commits what is pending
-/// on the calling thread. A server does this at the end of an event-loop
-/// tick, so writes are committed and answered without crossing to another
-/// thread and back (on a 2-vCPU VM each wake-up of another thread costs
-/// tens of microseconds).
+/// A request may also be queued *for the end of a loop's tick*: it starts
+/// nothing, and the first such request of a tick schedules one commit on
+/// that loop, which commits what is pending on the loop's thread once the
+/// tick's reads are done. Writes are then committed and answered without
+/// crossing to another thread and back (on a 2-vCPU VM each wake-up of
+/// another thread costs tens of microseconds). ``PropertyStore/submit(_:)``
+/// decides which requests go this way.
 final class GroupCommit: Sendable {
     typealias Observer = @Sendable ([ChangeSet]) -> Void
 
     private struct Queue {
         var pending: [WriteJob] = []
-        /// A drain runs: on the writer queue, or inline in ``commitPending()``.
+        /// A drain runs: on the writer queue, or inline in ``commitPending(endingTickOf:)``.
         var draining = false
+        /// The loops (by ``WriteLoop/identity``) with an end-of-tick commit
+        /// scheduled: one per loop and tick, however many requests it read.
+        var tickLoops: [ObjectIdentifier] = []
         var closed = false
         var observer: Observer?
         /// The revision after which history must stay whole, if any (see
@@ -76,14 +80,12 @@ final class GroupCommit: Sendable {
         queue.withLock { $0.historyFloor = floor }
     }
 
-    /// Queues `job`. Unless `deferred`, an idle writer starts draining at
-    /// once on the writer's queue; a deferred job waits for ``commitPending()``
-    /// (or for a drain already running, which takes it too).
-    func submit(_ job: WriteJob, deferred: Bool = false) {
+    /// Queues `job`; an idle writer starts draining at once on the writer's queue.
+    func submit(_ job: WriteJob) {
         let outcome: (start: Bool, closed: Bool) = queue.withLock { queue in
             if queue.closed { return (false, true) }
             queue.pending.append(job)
-            if queue.draining || deferred { return (false, false) }
+            if queue.draining { return (false, false) }
             queue.draining = true
             return (true, false)
         }
@@ -94,15 +96,37 @@ final class GroupCommit: Sendable {
         }
     }
 
-    /// Commits what is pending on the calling thread, when the writer is
-    /// idle and at most ``inlineLimit`` requests are pending, and answers
-    /// their callers there. More pending go to the writer queue's drain, so
-    /// the caller (an event loop) goes on reading while they commit; a busy
-    /// writer takes them anyway. A due checkpoint always goes to the writer
-    /// queue.
-    func commitPending() {
+    /// Queues `job` for the end of `loop`'s current tick (call it on `loop`):
+    /// it starts nothing; the tick's first such request schedules the
+    /// tick's commit on the loop. A drain already running takes it too.
+    func submit(_ job: WriteJob, atEndOfTickOn loop: any WriteLoop) {
+        let identity = loop.identity
+        let outcome: (schedule: Bool, closed: Bool) = queue.withLock { queue in
+            if queue.closed { return (false, true) }
+            queue.pending.append(job)
+            if queue.tickLoops.contains(identity) { return (false, false) }
+            queue.tickLoops.append(identity)
+            return (true, false)
+        }
+        if outcome.closed {
+            job.fail(.closed)
+        } else if outcome.schedule {
+            loop.executeAfterTick { self.commitPending(endingTickOf: identity) }
+        }
+    }
+
+    /// A loop's end-of-tick commit: commits what is pending on the calling
+    /// thread, when the writer is idle and at most ``inlineLimit`` requests
+    /// are pending, and answers their callers there. More pending go to the
+    /// writer queue's drain, so the loop goes on reading while they commit;
+    /// a busy writer takes them anyway. A due checkpoint always goes to the
+    /// writer queue.
+    ///
+    /// > Important: this blocks the loop for a commit or two.
+    func commitPending(endingTickOf loop: ObjectIdentifier) {
         enum Start { case none, inline, queue }
         let start: Start = queue.withLock { queue in
+            queue.tickLoops.removeAll { $0 == loop }
             if queue.draining || queue.pending.isEmpty { return .none }
             queue.draining = true
             return queue.pending.count <= Self.inlineLimit ? .inline : .queue
@@ -128,13 +152,13 @@ final class GroupCommit: Sendable {
         if more { startDrain() }
     }
 
-    /// The most pending requests ``commitPending()`` commits on its caller's
+    /// The most pending requests an end-of-tick commit commits on its loop's
     /// thread. A few requests gain most from skipping two thread hops; a
     /// burst gains more from committing on the writer's thread while the
     /// event loop parses the next one (two cores: both get used).
     static let inlineLimit = 4
 
-    /// Refuses new requests; those already queued (deferred ones too) still run.
+    /// Refuses new requests; those already queued (for a tick's end too) still run.
     func close() {
         let start = queue.withLock { queue in
             queue.closed = true
@@ -285,7 +309,7 @@ final class GroupCommit: Sendable {
     /// such callers, one task resumes them all from inside the pool instead,
     /// and the writer moves on to the next batch. Other completions (a
     /// server's, which enqueue on an event loop) are called directly, as are
-    /// all of a batch committed `inline` by ``commitPending()``, whose
+    /// all of a batch committed `inline` by an end-of-tick commit, whose
     /// callers are mostly that event loop's.
     private func resume(_ committed: [(changeSet: ChangeSet, completion: WriteJob.Completion)], tasks: Int, inline: Bool) {
         if inline || tasks <= 2 {

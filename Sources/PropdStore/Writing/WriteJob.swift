@@ -14,10 +14,11 @@ struct WriteJob: Sendable {
     let fail: @Sendable (StoreError) -> Void
     /// Whether the body runs in a savepoint of its own. A body that can only
     /// fail before its first write needs none (see
-    /// ``PropertyStore/submit(_:needsSavepoint:completion:)``).
+    /// ``WriteSubmission/Rollback``).
     var needsSavepoint = true
-    /// Whether the completion resumes a task (a continuation), which may
-    /// wake a thread of the global executor; other completions only hand the
-    /// outcome on (an event loop's task queue) and are called directly.
+    /// Whether the completion resumes a task (a continuation: the origin is
+    /// ``WriteOrigin/task``), which may wake a thread of the global executor;
+    /// other completions only hand the outcome on (an event loop's task
+    /// queue) and are called directly.
     var resumesTask = false
 }

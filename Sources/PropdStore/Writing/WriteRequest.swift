@@ -57,7 +57,8 @@ extension PropertyStore {
     public func write(_ request: WriteRequest) async throws(StoreError) -> ChangeSet {
         do {
             return try await write(
-                { transaction in try request.apply(to: &transaction) }, needsSavepoint: request.canFailAfterWriting
+                { transaction in try request.apply(to: &transaction) },
+                rollback: request.canFailAfterWriting ? .savepoint : .validatesFirst
             ).changeSet
         } catch {
             throw StoreError(operating: error, path: path)

@@ -41,19 +41,20 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
     /// Sequence number of `slots.first`.
     private var firstSequence = 0
     private var waiting = CircularBuffer<Incoming>()
-    private var streamActive = false
-    /// No more calls are taken (protocol violation, quiescing, closed).
-    private var refusing = false
-    private var quiescing = false
-    private var closed = false
 
+    private var phase = ConnectionPhase.reading
+    private var reads = ReadGate.open
+    private var output = OutputFlush.flushed
+    private var drainPass = DrainPass.idle
+    /// Between a `channelRead` and its `channelReadComplete`: replies wait
+    /// for the burst's end to be flushed together.
     private var inReadBurst = false
-    private var needsFlush = false
-    private var flushScheduled = false
-    private var readsHeld = false
-    private var readPending = false
-    private var draining = false
-    private var drainAgain = false
+
+    /// The live stream: it owns the connection while it lasts, so it is
+    /// always the first slot (it starts only when every earlier call is answered).
+    private var liveStream: VarlinkReplyStream? {
+        if case .streaming(let stream, _)? = slots.first { stream } else { nil }
+    }
 
     /// Incomplete-message bytes this connection holds from `partialBudget`.
     private var partialBytes = 0
@@ -92,7 +93,7 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         inReadBurst = true
-        if refusing { return }
+        guard phase.takesCalls else { return }
         let frame = unwrapInboundIn(data)
         let message: [String: JSONValue]
         do {
@@ -137,13 +138,11 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
         let writable = context.channel.isWritable
-        if streamActive, case .streaming(let stream, _)? = slots.first {
-            stream.writabilityChanged(writable)
-        }
+        liveStream?.writabilityChanged(writable)
         // Calls held back while replies were piling up may start now.
         if writable, !waiting.isEmpty { drain() }
-        if writable, !readsHeld, readPending {
-            readPending = false
+        if writable, case .owedUntilWritable = reads {
+            reads = .open
             context.read()
         }
         context.fireChannelWritabilityChanged()
@@ -158,8 +157,7 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
             context.fireUserInboundEventTriggered(event)
             return
         }
-        quiescing = true
-        refusing = true
+        phase.quiesce()
         drain()
     }
 
@@ -168,10 +166,16 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
     func read(context: ChannelHandlerContext) {
         // A client that sends calls without reading replies must not grow
         // the outbound buffer forever: no more calls until it reads.
-        if readsHeld || !context.channel.isWritable {
-            readPending = true
-        } else {
-            context.read()
+        switch reads {
+        case .held:
+            reads = .held(owed: true)
+        case .open, .owedUntilWritable:
+            if context.channel.isWritable {
+                reads = .open
+                context.read()
+            } else {
+                reads = .owedUntilWritable
+            }
         }
     }
 
@@ -181,7 +185,7 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
         connection?.logger.info(
             "varlink protocol violation, closing connection", metadata: ["reason": "\(violation)"])
         receive(.rejected(configuration.protocolViolationReply(violation), closeAfter: true))
-        refusing = true
+        phase.refuse()
     }
 
     private func receive(_ item: Incoming) {
@@ -194,7 +198,7 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
     }
 
     private func canStart(_ item: Incoming) -> Bool {
-        if streamActive { return false }
+        if liveStream != nil { return false }
         // Replies not yet written are bounded: by count here, by bytes
         // through the channel's writability (the outbound high-water mark).
         if slots.count >= configuration.maximumStartedCallsPerConnection { return false }
@@ -244,13 +248,16 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
             slots.append(.answered(call.oneway ? nil : reply(result, method: call.method), closeAfter: false))
             drain()
         case .responding(let body):
+            // Alone: nothing before it still runs and nothing waits behind it.
+            let alone = slots.isEmpty && waiting.isEmpty
             slots.append(.running(method: call.method, oneway: call.oneway))
-            body(call, connection, VarlinkResponder(connection: loopBound, mailbox: connection.mailbox, sequence: sequence))
+            body(
+                call, connection,
+                VarlinkResponder(connection: loopBound, mailbox: connection.mailbox, sequence: sequence, alone: alone))
         case .streaming(let body):
             guard let channel = context?.channel else { return }
             let stream = VarlinkReplyStream(connection: loopBound, channel: channel, mailbox: connection.mailbox, sequence: sequence)
             slots.append(.streaming(stream, oneway: call.oneway))
-            streamActive = true
             body(call, connection, stream)
         }
     }
@@ -297,7 +304,6 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
         }
         if final {
             slots[offset: 0] = .answered(nil, closeAfter: false)
-            streamActive = false
             stream.terminate()
             drain()
         }
@@ -307,14 +313,13 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
     /// waiting, until nothing moves. Re-entrant calls (a synchronous handler
     /// answering inside `start`) just ask for another pass.
     private func drain() {
-        if draining {
-            drainAgain = true
+        guard case .idle = drainPass else {
+            drainPass = .rerunRequested
             return
         }
-        draining = true
-        defer { draining = false }
+        defer { drainPass = .idle }
         repeat {
-            drainAgain = false
+            drainPass = .running
             while case .answered(let message, let closeAfter)? = slots.first {
                 slots.removeFirst()
                 firstSequence += 1
@@ -333,12 +338,12 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
                 // slow reader stay within the outbound high-water mark
                 // instead of a full window of started calls.
                 if case .answered? = slots.first {
-                    drainAgain = true
+                    drainPass = .rerunRequested
                     break
                 }
             }
-        } while drainAgain
-        if quiescing, (slots.isEmpty && waiting.isEmpty) || streamActive {
+        } while drainPass == .rerunRequested
+        if case .quiescing = phase, (slots.isEmpty && waiting.isEmpty) || liveStream != nil {
             closeAfterWrites()
             return
         }
@@ -350,36 +355,36 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
     /// Writes `message`; unless the caller flushes itself (`flushLater`
     /// false), the flush comes at the end of the read burst or in a task.
     private func emit(_ message: VarlinkOutboundMessage, flushLater: Bool = true) {
-        guard !closed, let context else { return }
+        guard phase.writes, let context else { return }
         context.write(wrapOutboundOut(message), promise: nil)
-        needsFlush = true
+        output.wrote()
         if flushLater, !inReadBurst { scheduleFlush() }
     }
 
     private func scheduleFlush() {
-        guard !flushScheduled, let context else { return }
-        flushScheduled = true
+        guard !output.flushQueued, let context else { return }
+        output = .flushQueued(written: output.hasUnflushedWrites)
         let handler = loopBound
         context.eventLoop.execute {
-            handler.value.flushScheduled = false
+            handler.value.output.flushTaskRan()
             handler.value.flushIfNeeded()
         }
     }
 
     private func flushIfNeeded() {
-        guard needsFlush, !closed, let context else { return }
-        needsFlush = false
+        guard output.hasUnflushedWrites, phase.writes, let context else { return }
+        output.flushed()
         context.flush()
     }
 
     /// Closes once everything written so far has reached the socket, so the
     /// last replies (a violation's explanation) are not dropped.
     private func closeAfterWrites() {
-        guard !closed, let context else { return }
-        refusing = true
-        closed = true
-        readsHeld = true
-        if quiescing, !context.channel.isWritable {
+        guard phase.writes, let context else { return }
+        let wasQuiescing = phase == .quiescing
+        phase = .closed
+        reads.hold()
+        if wasQuiescing, !context.channel.isWritable {
             // Stopping, and the peer reads nothing (a stalled subscriber):
             // what it has not read it can ask for again with `since`; the
             // daemon does not wait for it.
@@ -388,7 +393,7 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
         }
         let written = context.eventLoop.makePromise(of: Void.self)
         context.writeAndFlush(wrapOutboundOut(.barrier), promise: written)
-        needsFlush = false
+        output.flushed()
         let channel = context.channel
         written.futureResult.whenComplete { _ in channel.close(promise: nil) }
     }
@@ -399,13 +404,11 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
         messageDeadline = nil
         partialBudget.release(partialBytes)
         partialBytes = 0
-        closed = true
-        refusing = true
+        phase = .closed
         let ending = slots
         slots.removeAll()
         waiting.removeAll()
         firstSequence += ending.count
-        streamActive = false
         for case .streaming(let stream, _) in ending { stream.terminate() }
     }
 
@@ -417,7 +420,7 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
         if slots.count + waiting.count >= configuration.maximumPendingCallsPerConnection
             || waiting.count >= Self.waitingCallsBeforeHold
         {
-            readsHeld = true
+            reads.hold()
         }
     }
 
@@ -426,13 +429,18 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
     private static let waitingCallsBeforeHold = 16
 
     private func releaseReadsIfDrained() {
-        guard readsHeld, !closed, waiting.count < Self.waitingCallsBeforeHold / 2,
+        guard case .held(let owed) = reads, phase.writes, waiting.count < Self.waitingCallsBeforeHold / 2,
             slots.count + waiting.count < configuration.maximumPendingCallsPerConnection / 2
         else { return }
-        readsHeld = false
-        if readPending, let context, context.channel.isWritable {
-            readPending = false
+        guard owed, let context else {
+            reads = owed ? .owedUntilWritable : .open
+            return
+        }
+        if context.channel.isWritable {
+            reads = .open
             context.read()
+        } else {
+            reads = .owedUntilWritable
         }
     }
 }
@@ -443,7 +451,7 @@ extension VarlinkConnectionHandler {
     /// The decoder now holds `bytes` of an incomplete message: reserve them
     /// from the server-wide budget (or close), and time the message.
     fileprivate func partialMessage(_ bytes: Int, _ context: ChannelHandlerContext) {
-        if refusing { return }
+        guard phase.takesCalls else { return }
         let more = bytes - partialBytes
         if more > 0, !partialBudget.reserve(more) {
             reject(violation: .partialMessagesOverLimit(limit: partialBudget.limit))
@@ -470,9 +478,9 @@ extension VarlinkConnectionHandler {
 
     private func messageDeadlinePassed() {
         messageDeadline = nil
-        guard partialBytes > 0, !refusing, let context else { return }
+        guard partialBytes > 0, phase.takesCalls, let context else { return }
         // The server held this connection's reads: the client was not slow.
-        if readsHeld || readPending {
+        if reads != .open {
             armMessageDeadline(context)
             return
         }

@@ -34,11 +34,12 @@ public struct VarlinkMethod: Sendable {
     }
 
     /// The method, whose calls start only once every earlier call on their
-    /// connection is answered. For methods whose replies may be large (a
-    /// read of big values): a pipelined run of them behind a call still
-    /// running (a write) is then made one reply at a time as the connection
-    /// has room, instead of all at once when that call ends. Calls answered
-    /// at once before them cost nothing: they are answered already.
+    /// connection is answered. For reads: a read then sees exactly the
+    /// effects of the calls sent before it (a write still running is
+    /// answered first), and a pipelined run of reads of big values behind a
+    /// running call is made one reply at a time as the connection has room,
+    /// instead of all at once when that call ends. Calls answered at once
+    /// before them cost nothing: they are answered already.
     public func startingAfterEarlierCalls() -> VarlinkMethod {
         var method = self
         method.startsAfterEarlierCalls = true

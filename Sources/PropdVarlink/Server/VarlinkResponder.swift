@@ -10,6 +10,10 @@ public struct VarlinkResponder: Sendable {
     let connection: NIOLoopBound<VarlinkConnectionHandler>
     let mailbox: LoopMailbox
     let sequence: Int
+    /// Whether the call was all its connection had in flight when it
+    /// started: no earlier call still running, none waiting behind it (a
+    /// client waiting for each reply, rather than pipelining).
+    public let alone: Bool
 
     var eventLoop: any EventLoop { mailbox.eventLoop }
 

@@ -17,7 +17,7 @@ import Testing
         for refused: JSONValue in [false, "yes", 1, .null] {
             try await client.set(["login.submit.enabled": refused])
             let before = try await client.revision()
-            await #expect(throws: PropdClientError.commandDisabled(command: "login.submit"), "enabled = \(refused)") {
+            await #expect(throws: PropdClientError.refused(.commandDisabled(command: "login.submit")), "enabled = \(refused)") {
                 try await client.execute("login.submit")
             }
             // Refused before starting: nothing written.
@@ -33,11 +33,11 @@ import Testing
             "login.submit.enabled",
             "combineLatest(form.account, form.password).map { a, p in len(a) > 5 && len(p) > 5 }")
         // Bound but without a value yet (its sources do not exist): not true.
-        await #expect(throws: PropdClientError.commandDisabled(command: "login.submit")) {
+        await #expect(throws: PropdClientError.refused(.commandDisabled(command: "login.submit"))) {
             try await client.execute("login.submit")
         }
         try await client.set(["form.account": "ada", "form.password": "secret!"])
-        await #expect(throws: PropdClientError.commandDisabled(command: "login.submit")) {
+        await #expect(throws: PropdClientError.refused(.commandDisabled(command: "login.submit"))) {
             try await client.execute("login.submit")
         }
         try await client.set(["form.account": "ada.lovelace"])
@@ -51,7 +51,7 @@ import Testing
         let second = try await PropdClient.connect(to: daemon.socketPath)
         async let running = first.execute("report.build", argument: 1)
         let invocation = try await handler.nextInvocation()
-        await #expect(throws: PropdClientError.commandBusy(command: "report.build")) {
+        await #expect(throws: PropdClientError.refused(.commandBusy(command: "report.build"))) {
             try await second.execute("report.build", argument: 2)
         }
         #expect(try await complete(daemon, invocation.id, result: "done")["error"] == nil)
@@ -69,7 +69,7 @@ import Testing
         let handler = try await RawHandler(["slow.job"], daemon: daemon)
         let client = try await PropdClient.connect(to: daemon.socketPath)
         let reader = try await PropdClient.connect(to: daemon.socketPath)
-        await #expect(throws: PropdClientError.commandTimeout(command: "slow.job")) {
+        await #expect(throws: PropdClientError.refused(.commandTimeout(command: "slow.job"))) {
             try await client.execute("slow.job", timeout: .milliseconds(200))
         }
         #expect(try await reader.value("slow.job.executing") == false)

@@ -51,7 +51,7 @@ import Testing
 
         let failed = Task { try await client.execute("login.submit", argument: "x") }
         #expect(try await complete(daemon, try await handler.nextInvocation().id, error: "wrong password")["error"] == nil)
-        await #expect(throws: PropdClientError.commandFailed(command: "login.submit", message: "wrong password")) {
+        await #expect(throws: PropdClientError.refused(.commandFailed(command: "login.submit", message: "wrong password"))) {
             try await failed.value
         }
         #expect(try await reader.value("login.submit.error") == "wrong password")
@@ -69,14 +69,14 @@ import Testing
     @Test func theKeysExistFromTheFirstExecuteEvenWithoutAHandler() async throws {
         let daemon = try PropdProcess()
         let client = try await PropdClient.connect(to: daemon.socketPath)
-        await #expect(throws: PropdClientError.noHandler(command: "lights.toggle")) {
+        await #expect(throws: PropdClientError.refused(.noHandler(command: "lights.toggle"))) {
             try await client.execute("lights.toggle")
         }
         #expect(try await client.value("lights.toggle.executing") == false)
         #expect(try await client.value("lights.toggle.error") == .null)
         // Refused again, it writes nothing: no revision is spent.
         let before = try await client.revision()
-        await #expect(throws: PropdClientError.noHandler(command: "lights.toggle")) {
+        await #expect(throws: PropdClientError.refused(.noHandler(command: "lights.toggle"))) {
             try await client.execute("lights.toggle")
         }
         #expect(try await client.revision() == before)
@@ -86,20 +86,20 @@ import Testing
     @Test func theDaemonsKeysAreRefusedToClientsAcrossRestarts() async throws {
         let daemon = try PropdProcess()
         var client = try await PropdClient.connect(to: daemon.socketPath)
-        await #expect(throws: PropdClientError.noHandler(command: "job.run")) { try await client.execute("job.run") }
+        await #expect(throws: PropdClientError.refused(.noHandler(command: "job.run"))) { try await client.execute("job.run") }
 
         func expectRefused(_ client: PropdClient) async {
             for key in ["job.run.executing", "job.run.error"] {
-                await #expect(throws: PropdClientError.keyIsDerived(key)) { try await client.set([key: true]) }
-                await #expect(throws: PropdClientError.keyIsDerived(key)) { try await client.delete([key]) }
-                await #expect(throws: PropdClientError.keyIsDerived(key)) { try await client.bind(key, "x.map { $0 }") }
-                await #expect(throws: PropdClientError.keyIsDerived(key)) { try await client.unbind(key) }
+                await #expect(throws: PropdClientError.refused(.keyIsDerived(key: key))) { try await client.set([key: true]) }
+                await #expect(throws: PropdClientError.refused(.keyIsDerived(key: key))) { try await client.delete([key]) }
+                await #expect(throws: PropdClientError.refused(.keyIsDerived(key: key))) { try await client.bind(key, "x.map { $0 }") }
+                await #expect(throws: PropdClientError.refused(.keyIsDerived(key: key))) { try await client.unbind(key) }
             }
             // A Set naming one of them writes none of its keys.
-            await #expect(throws: PropdClientError.keyIsDerived("job.run.error")) {
+            await #expect(throws: PropdClientError.refused(.keyIsDerived(key: "job.run.error"))) {
                 try await client.set(["job.other": 1, "job.run.error": "mine"])
             }
-            await #expect(throws: PropdClientError.noSuchKey("job.other")) { try await client.get(["job.other"]) }
+            await #expect(throws: PropdClientError.refused(.noSuchKey(key: "job.other"))) { try await client.get(["job.other"]) }
         }
         await expectRefused(client)
         // enabled is the users' key.
@@ -116,7 +116,7 @@ import Testing
         let daemon = try PropdProcess()
         let client = try await PropdClient.connect(to: daemon.socketPath)
         try await client.bind("odd.cmd.executing", "x.map { $0 }")
-        await #expect(throws: PropdClientError.keyIsDerived("odd.cmd.executing")) { try await client.execute("odd.cmd") }
+        await #expect(throws: PropdClientError.refused(.keyIsDerived(key: "odd.cmd.executing"))) { try await client.execute("odd.cmd") }
         let serve = try await rawCall(daemon, "Serve", ["commands": ["odd.cmd"]], more: true)
         #expect(serve["error"] == "io.propd.KeyIsDerived")
         #expect(serve["parameters"]?["key"] == "odd.cmd.executing")

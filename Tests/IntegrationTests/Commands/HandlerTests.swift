@@ -60,11 +60,11 @@ import Testing
         _ = try await handler?.nextInvocation()
         #expect(try await reader.value("print.page.executing") == true)
         handler = nil  // closes its socket, as a crash would
-        await #expect(throws: PropdClientError.noHandler(command: "print.page")) { try await answer.value }
+        await #expect(throws: PropdClientError.refused(.noHandler(command: "print.page"))) { try await answer.value }
         #expect(try await reader.value("print.page.executing") == false)
         #expect(try await reader.value("print.page.error") == "no handler: the handler disconnected during the execution")
         // With its last handler gone, the command has none.
-        await #expect(throws: PropdClientError.noHandler(command: "print.page")) {
+        await #expect(throws: PropdClientError.refused(.noHandler(command: "print.page"))) {
             try await client.execute("print.page")
         }
     }
@@ -124,7 +124,7 @@ import Testing
         #expect(try await answering.waitForClose())
         #expect(try await reader.value("big.raw.executing") == true)
         #expect(try await complete(daemon, id, error: "result too large")["error"] == nil)
-        await #expect(throws: PropdClientError.commandFailed(command: "big.raw", message: "result too large")) {
+        await #expect(throws: PropdClientError.refused(.commandFailed(command: "big.raw", message: "result too large"))) {
             try await rawAnswer.value
         }
 
@@ -135,7 +135,7 @@ import Testing
         defer { handler.cancel() }
         #expect(try await client.execute("big.swift", argument: "small").result == .string(String(repeating: "y", count: 3000)))
         let large = await Task { try await client.execute("big.swift", argument: "large") }.result
-        guard case .failure(PropdClientError.commandFailed(let command, let message)) = large else {
+        guard case .failure(PropdClientError.refused(.commandFailed(let command, let message))) = large else {
             Issue.record("a result over the limit did not fail as CommandFailed: \(large)")
             return
         }

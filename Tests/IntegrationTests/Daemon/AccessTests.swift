@@ -72,7 +72,7 @@ import Glibc
         #expect(try await a.call("Set", ["values": ["a.mine": 1]])["parameters"]?["revision"] != nil)
         #expect(try await a.call("Set", ["values": ["shared.z": 1]]).isDenied("shared.z"))
         #expect(try await a.call("Set", ["values": ["a.ok": 1, "b.no": 1]]).isDenied("b.no"))
-        await #expect(throws: PropdClientError.noSuchKey("a.ok")) { try await f.root.get(["a.ok"]) }
+        await #expect(throws: PropdClientError.refused(.noSuchKey(key: "a.ok"))) { try await f.root.get(["a.ok"]) }
         #expect(try await a.call("Get", ["keys": ["shared.z"]])["parameters"]?["properties"]?.keys == ["shared.z"])
         #expect(try await a.call("Get", ["keys": ["b.own"]]).isDenied("b.own"))
         #expect(try await a.call("History", ["key": "b.own"]).isDenied("b.own"))

@@ -18,7 +18,7 @@ import Testing
         #expect(try await a.call("Serve", ["commands": ["a.cmd", "b.cmd"]], more: true).isDenied("b.cmd"))
         // Refused before anything: not even the command's keys were created.
         #expect(try await f.root.list("none").revision == before)
-        await #expect(throws: PropdClientError.noSuchKey("b.cmd.executing")) { try await f.root.get(["b.cmd.executing"]) }
+        await #expect(throws: PropdClientError.refused(.noSuchKey(key: "b.cmd.executing"))) { try await f.root.get(["b.cmd.executing"]) }
 
         // Allowed: a may execute its own commands (nobody serves this one).
         #expect(try await a.call("Execute", ["command": "a.none"]).errorName == "io.propd.NoHandler")

@@ -11,7 +11,7 @@ import Testing
         let a = try f.peer(f.a)
         let denied = try await a.call("Bind", ["key": "a.until", "expression": "shared.z.takeUntil(b.own)"])
         #expect(denied.isDenied("b.own"), "\(denied)")
-        await #expect(throws: PropdClientError.noSuchKey("a.until")) { try await f.root.get(["a.until"]) }
+        await #expect(throws: PropdClientError.refused(.noSuchKey(key: "a.until"))) { try await f.root.get(["a.until"]) }
         let bound = try await a.call("Bind", ["key": "a.until", "expression": "shared.z.takeUntil(shared.stop)"])
         #expect(bound["parameters"]?["sources"] == ["shared.z", "shared.stop"], "\(bound)")
         #expect(try await f.root.get(["a.until"]).map(\.value) == [0])

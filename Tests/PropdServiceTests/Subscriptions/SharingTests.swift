@@ -1,4 +1,5 @@
 import PropdCore
+import PropdWire
 import Synchronization
 import Testing
 

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import PropdCore
 import PropdStore
+import PropdStoreTestSupport
 import Synchronization
 import Testing
 
@@ -10,8 +11,9 @@ import Testing
 /// The writer's engine and the store stay in step when the store rolls a
 /// body back: the next body that gets the same revision rebuilds the engine
 /// from what the store kept (see `EngineState`). Driven in process, with
-/// deferred requests on an idle writer, so that a batch is exactly the
-/// requests queued before `commitPending`, committed on the test's thread.
+/// lone requests of a hand-run event loop on an idle writer, so that a batch
+/// is exactly the requests queued before the tick ends, committed on the
+/// test's thread.
 @Suite(.timeLimit(.minutes(1))) struct EngineRebuildTests {
     @Test func aBodyRolledBackAfterChangingTheEngineIsForgottenByTheNextRequestOfItsBatch() async throws {
         let fixture = try ServiceFixture()
@@ -24,10 +26,10 @@ import Testing
                 &transaction, &state)
             #expect(state.engine.isDerived(fixture.d))
             throw Refused()
-        }, deferred: true, completion: outcomes.completion(0))
+        }, from: fixture.loop.lone, completion: outcomes.completion(0))
         // Same batch, same revision: a stale engine would derive d = 4 here.
-        service.submit(.set([fixture.a: 2], expect: [:]), deferred: true) { outcomes.record(1, $0.map(\.revision)) }
-        service.commitPending()
+        service.submit(.set([fixture.a: 2], expect: [:]), from: fixture.loop.lone) { outcomes.record(1, $0.map(\.revision)) }
+        fixture.loop.endTick()
 
         #expect(outcomes.error(0) is Refused)
         #expect(outcomes.revision(1) == 2)
@@ -47,15 +49,15 @@ import Testing
         let outcomes = ServiceOutcomes()
         fixture.setInline(fixture.a, 1, outcomes)
         // A Bind that succeeds on its own (the engine derives d = 2)...
-        service.submit(.bind(fixture.d, expression: "a.map { $0 * 2 }", authorize: { _ in }), deferred: true) {
+        service.submit(.bind(fixture.d, expression: "a.map { $0 * 2 }", authorize: { _ in }), from: fixture.loop.lone) {
             outcomes.record(0, $0.map(\.revision))
         }
         // ...in a batch that cannot commit: a body without savepoint fails after writing.
         service.submit({ transaction, _ in
             try transaction.set(fixture.other, 1)
             throw Refused()
-        }, validatesFirst: true, deferred: true, completion: outcomes.completion(1))
-        service.commitPending()
+        }, rollback: .validatesFirst, from: fixture.loop.lone, completion: outcomes.completion(1))
+        fixture.loop.endTick()
 
         guard case .storage = outcomes.error(0) as? ServiceError else {
             Issue.record("the Bind was not failed with its batch: \(String(describing: outcomes.error(0)))")
@@ -82,6 +84,8 @@ final class ServiceFixture: Sendable {
     let a: Key
     let d: Key
     let other: Key
+    /// The event loop the tests' writes come from.
+    let loop = ManualLoop()
 
     init() throws {
         directory = NSTemporaryDirectory() + "propd-service-\(UUID().uuidString)"
@@ -104,15 +108,15 @@ final class ServiceFixture: Sendable {
     /// writer is idle again when it returns (no drain on the writer's queue
     /// can take part of the next batch).
     func setInline(_ key: Key, _ value: JSONValue, _ outcomes: ServiceOutcomes) {
-        service.submit(.set([key: value], expect: [:]), deferred: true) { outcomes.record(-1, $0.map(\.revision)) }
-        service.commitPending()
+        service.submit(.set([key: value], expect: [:]), from: loop.lone) { outcomes.record(-1, $0.map(\.revision)) }
+        loop.endTick()
         #expect(outcomes.revision(-1) == store.revision)
         #expect(store.statistics.batches == store.statistics.inlineBatches)
     }
 }
 
 /// Outcomes of submitted writes by submission index. The requests of these
-/// tests commit inline in `commitPending`, so every outcome is in before it returns.
+/// tests commit inline at the end of the loop's tick, so every outcome is in before it ends.
 final class ServiceOutcomes: Sendable {
     private let results = Mutex<[Int: Result<Revision, any Error>]>([:])
 

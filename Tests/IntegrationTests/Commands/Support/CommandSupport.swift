@@ -97,7 +97,7 @@ extension PropdClient {
     func value(_ key: String) async throws -> JSONValue? {
         do {
             return try await get([key])[0].value
-        } catch PropdClientError.noSuchKey {
+        } catch PropdClientError.refused(.noSuchKey) {
             return nil
         }
     }

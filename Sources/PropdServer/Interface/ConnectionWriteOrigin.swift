@@ -1,0 +1,26 @@
+import NIOCore
+import PropdStore
+import PropdVarlink
+
+extension WriteOrigin {
+    /// A call on `connection`, handled on its event loop: the loop, and
+    /// whether the call is alone on its connection (the connection handler
+    /// counts its calls in flight).
+    static func call(on connection: VarlinkConnectionContext, _ responder: VarlinkResponder) -> WriteOrigin {
+        .loop(NIOWriteLoop(loop: connection.eventLoop), alone: responder.alone)
+    }
+}
+
+/// A NIO event loop as the store sees it.
+struct NIOWriteLoop: WriteLoop {
+    let loop: any EventLoop
+
+    var identity: ObjectIdentifier { ObjectIdentifier(loop) }
+    var isCurrent: Bool { loop.inEventLoop }
+
+    /// A task executed from inside the loop runs after the tick's I/O (NIO
+    /// runs the tasks queued during a tick once its reads are handled).
+    func executeAfterTick(_ work: @escaping @Sendable () -> Void) {
+        loop.execute(work)
+    }
+}

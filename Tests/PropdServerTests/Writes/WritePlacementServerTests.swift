@@ -1,0 +1,112 @@
+import Foundation
+import Logging
+import PropdCore
+import PropdServer
+import PropdService
+import PropdStore
+import PropdVarlink
+import Testing
+
+/// io.propd in process (real store file, real socket, real NIO loops): where
+/// the server's writes commit, and the client's order on one connection.
+@Suite(.timeLimit(.minutes(1))) struct WritePlacementServerTests {
+    @Test func aConnectionsReadsSeeExactlyTheWritesSentBeforeThem() async throws {
+        let server = try await InProcessServer.start()
+        let connection = try await VarlinkConnection.connect(to: server.path)
+        // One flush: the server reads the calls in one burst.
+        let results = try await connection.pipeline([
+            set("a", 1), get("a"), set("a", 2), set("b", 1), get("a"), get("b"), set("a", 3), get("a"),
+        ])
+        let replies = try results.map { try $0.get() }
+        // One revision per request, in the client's order.
+        #expect(replies[0]["revision"] == 1)
+        #expect(replies[2]["revision"] == 2)
+        #expect(replies[3]["revision"] == 3)
+        #expect(replies[6]["revision"] == 4)
+        #expect(value(replies[1]) == 1)
+        #expect(value(replies[4]) == 2)
+        #expect(value(replies[5]) == 1)
+        #expect(value(replies[7]) == 3)
+        await connection.close()
+        try await server.stop()
+    }
+
+    @Test func aClientWaitingForEachReplyHasEveryWriteCommittedOnItsLoop() async throws {
+        let server = try await InProcessServer.start()
+        let connection = try await VarlinkConnection.connect(to: server.path)
+        for n in 1...10 {
+            let reply = try await connection.call("io.propd.Set", ["values": ["k": .integer(Int64(n))]])
+            #expect(reply["revision"] == .integer(Int64(n)))
+        }
+        let statistics = server.store.statistics
+        #expect(statistics.requests == 10)
+        #expect(statistics.inlineBatches == statistics.batches)
+        await connection.close()
+        try await server.stop()
+    }
+
+    @Test func aPipeliningClientsWritesCommitOnTheWriterNotOnItsLoop() async throws {
+        let server = try await InProcessServer.start()
+        let connection = try await VarlinkConnection.connect(to: server.path)
+        // Three Sets in one flush, read in one burst: the first is alone and
+        // waits for the tick's end; the second is not, and wakes the writer,
+        // which takes all three in its drain before the tick ends. (Were they
+        // all taken for alone, the tick's end would commit them on the loop.)
+        let results = try await connection.pipeline((1...3).map { set("k.\($0)", Int64($0)) })
+        #expect(try results.map { try $0.get()["revision"] } == [1, 2, 3])
+        let statistics = server.store.statistics
+        #expect(statistics.requests == 3)
+        #expect(statistics.inlineBatches == 0)
+        await connection.close()
+        try await server.stop()
+    }
+
+    private func set(_ key: String, _ value: Int64) -> VarlinkCall {
+        VarlinkCall(method: "io.propd.Set", parameters: ["values": [key: .integer(value)]])
+    }
+
+    private func get(_ key: String) -> VarlinkCall {
+        VarlinkCall(method: "io.propd.Get", parameters: ["keys": [.string(key)]])
+    }
+
+    /// The value of a Get reply's only property.
+    private func value(_ reply: [String: JSONValue]) -> JSONValue? {
+        guard case .array(let properties)? = reply["properties"], case .object(let property)? = properties.first else {
+            return nil
+        }
+        return property["value"] ?? nil
+    }
+}
+
+/// A store, the service and io.propd on a fresh socket, in this process.
+struct InProcessServer {
+    let directory: TemporaryDirectory
+    let store: PropertyStore
+    let service: PropertyService
+    let server: VarlinkServer
+    let task: Task<Void, any Error>
+    let path: String
+
+    static func start() async throws -> InProcessServer {
+        let directory = try TemporaryDirectory()
+        let store = try PropertyStore(
+            path: directory.path + "/propd.db", configuration: StoreConfiguration(durability: .normal))
+        let service = try PropertyService(store: store, logger: Logger(label: "propd.test"))
+        let interface = IOPropdInterface(service: service, connections: { 0 })
+        let path = directory.path + "/s.sock"
+        let server = try VarlinkServer(
+            address: .path(path),
+            info: VarlinkServiceInfo(vendor: "propd", product: "propd", version: "test", url: "https://propd.invalid"),
+            interfaces: [interface.varlinkInterface], logger: Logger(label: "propd.test"))
+        let task = Task { try await server.run() }
+        try await server.listening()
+        return InProcessServer(directory: directory, store: store, service: service, server: server, task: task, path: path)
+    }
+
+    func stop() async throws {
+        server.beginGracefulShutdown()
+        try await task.value
+        service.shutdown()
+        store.close()
+    }
+}

@@ -1,0 +1,159 @@
+import Dispatch
+#if canImport(Glibc)
+import Glibc
+#endif
+import PropdCore
+import PropdStore
+import PropdStoreTestSupport
+import Synchronization
+import Testing
+
+/// Where and when a write commits, decided by the store from who wrote it
+/// (``WriteOrigin``): a loop's lone writes at the end of its tick on that
+/// loop, together; everything else on the writer's own thread.
+@Suite(.timeLimit(.minutes(1))) struct CommitPlacementTests {
+    @Test func aLoopsLoneWritesCommitOnItAtTheEndOfItsTickTogether() throws {
+        let dir = try TemporaryDirectory()
+        let store = try openStore(dir)
+        let outcomes = Outcomes()
+        let loop = ManualLoop()
+        let threads = CompletionThreads()
+        for i in 0..<3 {
+            store.submit(WriteSubmission({ tx in try tx.set(key("k.\(i)"), .integer(Int64(i))) }, origin: loop.lone) {
+                threads.record()
+                outcomes.completion(i)($0)
+            })
+        }
+        // One commit per loop and tick, however many writes the tick read.
+        #expect(loop.scheduled == 1)
+        #expect(store.revision == .none)
+
+        threads.markCaller()
+        loop.endTick()
+        #expect(outcomes.revisions == [0: 1, 1: 2, 2: 3])
+        #expect(threads.allOnCaller)
+        let statistics = store.statistics
+        #expect(statistics.batches == 1)
+        #expect(statistics.inlineBatches == 1)
+        #expect(statistics.largestBatch == 3)
+    }
+
+    @Test func eachLoopCommitsItsOwnTick() throws {
+        let dir = try TemporaryDirectory()
+        let store = try openStore(dir)
+        let outcomes = Outcomes()
+        let first = ManualLoop()
+        let second = ManualLoop()
+        store.submit(WriteSubmission({ tx in try tx.set(key("a"), 1) }, origin: first.lone, completion: outcomes.completion(0)))
+        store.submit(WriteSubmission({ tx in try tx.set(key("b"), 2) }, origin: second.lone, completion: outcomes.completion(1)))
+        #expect(first.scheduled == 1)
+        #expect(second.scheduled == 1)
+
+        // The first tick to end takes every write pending, the other loop's too.
+        first.endTick()
+        #expect(outcomes.revisions == [0: 1, 1: 2])
+        second.endTick()  // nothing left: a no-op
+        #expect(store.statistics.batches == 1)
+        // A new tick of the first loop schedules again.
+        store.submit(WriteSubmission({ tx in try tx.set(key("c"), 3) }, origin: first.lone, completion: outcomes.completion(2)))
+        #expect(first.scheduled == 1)
+        first.endTick()
+        #expect(outcomes.revisions[2] == 3)
+    }
+
+    @Test func aPipeliningConnectionsWritesGoToTheWritersThreadAndShareABatch() async throws {
+        let dir = try TemporaryDirectory()
+        let store = try openStore(dir)
+        let outcomes = Outcomes()
+        let loop = ManualLoop()
+        // Hold the writer inside a batch, so the writes below queue behind it.
+        let holding = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        store.submit(WriteSubmission({ tx in
+            holding.signal()
+            release.wait()
+            try tx.set(key("held"), 0)
+        }, origin: .thread, completion: outcomes.completion(-1)))
+        holding.wait()
+
+        let threads = CompletionThreads()
+        threads.markCaller()
+        for i in 0..<5 {
+            store.submit(WriteSubmission({ tx in try tx.set(key("k.\(i)"), .integer(Int64(i))) }, origin: .loop(loop, alone: false)) {
+                threads.record()
+                outcomes.completion(i)($0)
+            })
+        }
+        // Not alone on its connection: nothing waits for the loop's tick.
+        #expect(loop.scheduled == 0)
+        release.signal()
+        await outcomes.wait(for: 6)
+
+        #expect(outcomes.revisions == [-1: 1, 0: 2, 1: 3, 2: 4, 3: 5, 4: 6])
+        #expect(threads.noneOnCaller)
+        let statistics = store.statistics
+        #expect(statistics.batches == 2)
+        #expect(statistics.inlineBatches == 0)
+        #expect(statistics.largestBatch == 5)
+    }
+
+    @Test func aTasksWriteCommitsOnTheWriterWithoutWaitingForATick() async throws {
+        let dir = try TemporaryDirectory()
+        let store = try openStore(dir)
+        #expect(try await store.write(WriteRequest(set: [key("a"): 1])).revision == 1)
+        #expect(store.statistics.inlineBatches == 0)
+        #expect(store.statistics.batches == 1)
+    }
+
+    @Test func aLoneWriteWithFullDurabilityNeverHoldsTheLoopForItsFsync() async throws {
+        let dir = try TemporaryDirectory()
+        let store = try openStore(dir, durability: .full)
+        let outcomes = Outcomes()
+        let loop = ManualLoop()
+        store.submit(WriteSubmission({ tx in try tx.set(key("a"), 1) }, origin: loop.lone, completion: outcomes.completion(0)))
+        #expect(loop.scheduled == 0)
+        await outcomes.wait(for: 1)
+        #expect(outcomes.revisions == [0: 1])
+        #expect(store.statistics.inlineBatches == 0)
+    }
+
+    @Test func aLoneWriteSubmittedOffItsLoopGoesToTheWriter() async throws {
+        let dir = try TemporaryDirectory()
+        let store = try openStore(dir)
+        let outcomes = Outcomes()
+        let loop = ManualLoop(isCurrent: false)
+        store.submit(WriteSubmission({ tx in try tx.set(key("a"), 1) }, origin: loop.lone, completion: outcomes.completion(0)))
+        #expect(loop.scheduled == 0)
+        await outcomes.wait(for: 1)
+        #expect(outcomes.revisions == [0: 1])
+        #expect(store.statistics.inlineBatches == 0)
+    }
+}
+
+/// Which threads completions ran on, against the test's own.
+final class CompletionThreads: Sendable {
+    private struct State {
+        var caller: pthread_t?
+        var onCaller = 0
+        var elsewhere = 0
+    }
+
+    private let state = Mutex(State())
+
+    /// The calling thread is the test's.
+    func markCaller() {
+        let me = pthread_self()
+        state.withLock { $0.caller = me }
+    }
+
+    /// A completion runs on the calling thread.
+    func record() {
+        let me = pthread_self()
+        state.withLock { state in
+            if let caller = state.caller, pthread_equal(caller, me) != 0 { state.onCaller += 1 } else { state.elsewhere += 1 }
+        }
+    }
+
+    var allOnCaller: Bool { state.withLock { $0.elsewhere == 0 && $0.onCaller > 0 } }
+    var noneOnCaller: Bool { state.withLock { $0.onCaller == 0 && $0.elsewhere > 0 } }
+}
