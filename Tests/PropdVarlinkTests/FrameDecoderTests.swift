@@ -30,6 +30,21 @@ import Testing
         }
     }
 
+    /// The size of the incomplete message held, as the decoder reports it:
+    /// back to 0 once a message completes with nothing after it.
+    @Test func theHeldIncompleteMessageIsReportedUntilItCompletes() throws {
+        let reports = PartialMessageRecorder()
+        let channel = EmbeddedChannel()
+        try channel.pipeline.syncOperations.addHandlers([ByteToMessageHandler(VarlinkFrameDecoder()), reports])
+        try channel.writeInbound(ByteBuffer(string: "{\"a\":"))
+        try channel.writeInbound(ByteBuffer(string: "1}\0{"))
+        try channel.writeInbound(ByteBuffer(string: "}\0"))
+        #expect(reports.sizes == [5, 1, 0])
+        #expect(try channel.readInbound(as: ByteBuffer.self) == ByteBuffer(string: "{\"a\":1}"))
+        #expect(try channel.readInbound(as: ByteBuffer.self) == ByteBuffer(string: "{}"))
+        #expect(try channel.finish().isClean)
+    }
+
     @Test func aMessageOverTheLimitWithoutNULIsRefused() throws {
         let channel = EmbeddedChannel(handler: ByteToMessageHandler(VarlinkFrameDecoder(maximumMessageSize: 16)))
         #expect(throws: VarlinkProtocolViolation.messageTooLarge(limit: 16)) {
@@ -62,5 +77,16 @@ import Testing
         try channel.writeInbound(ByteBuffer(string: "{}\0{\"meth"))
         #expect(try channel.readInbound(as: ByteBuffer.self) == ByteBuffer(string: "{}"))
         #expect(throws: VarlinkProtocolViolation.truncatedMessage(bytes: 6)) { try channel.finish() }
+    }
+}
+
+/// Records the decoder's ``VarlinkPartialMessage`` events and passes frames on.
+private final class PartialMessageRecorder: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    var sizes: [Int] = []
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let partial = event as? VarlinkPartialMessage { sizes.append(partial.bytes) }
+        context.fireUserInboundEventTriggered(event)
     }
 }

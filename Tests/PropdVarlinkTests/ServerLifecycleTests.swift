@@ -37,6 +37,24 @@ import Glibc
         try await s.stop()
     }
 
+    /// A message that arrived in many reads and completed stops its timer:
+    /// the connection outlives `messageTimeout` however long it stays idle.
+    @Test func aCompletedLargeMessageLeavesNoTimerRunning() async throws {
+        var configuration = VarlinkServerConfiguration()
+        configuration.messageTimeout = .seconds(1)
+        let s = try await TestServer.start(configuration: configuration)
+        let c = try await s.connect()
+        // Far more than one read (NIO reads at most 64 KiB at a time).
+        let large: [String: JSONValue] = ["text": .string(String(repeating: "x", count: 512 * 1024))]
+        #expect(try await c.call("org.example.test.Echo", large) == large)
+        // Waiting out the deadline is the scenario (nothing else can show a
+        // timer that should not be running).
+        try await Task.sleep(for: .seconds(3))
+        #expect(try await c.call("org.example.test.Echo", ["ok": 1]) == ["ok": 1])
+        await c.close()
+        try await s.stop()
+    }
+
     @Test func connectionsBeyondTheLimitAreRefused() async throws {
         var configuration = VarlinkServerConfiguration()
         configuration.maximumConnections = 1
@@ -56,7 +74,11 @@ import Glibc
     }
 
     @Test func gracefulShutdownLetsInFlightCallsFinish() async throws {
-        let s = try await TestServer.start()
+        var configuration = VarlinkServerConfiguration()
+        // Generous: the call is answered only after the late connection is
+        // refused, which on a loaded machine can take longer than the default.
+        configuration.gracefulShutdownTimeout = .seconds(120)
+        let s = try await TestServer.start(configuration: configuration)
         let c = try await s.connect()
         let pending = Task { try await c.call("org.example.test.Park", ["id": 1]) }
         try await withTimeout { await s.lot.waitForResponders([1]) }

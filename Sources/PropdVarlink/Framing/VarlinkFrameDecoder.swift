@@ -41,6 +41,10 @@ public struct VarlinkFrameDecoder: ByteToMessageDecoder {
             report(buffer.readableBytes, context)
             return .needMoreData
         }
+        // `ByteToMessageHandler` calls `decode` only while bytes are left, so
+        // a message completing with nothing after it is reported here: else
+        // its size would stay held from the budget and its timer would run on.
+        if buffer.readableBytes == 0 { report(0, context) }
         context.fireChannelRead(Self.wrapInboundOut(frame))
         return .continue
     }

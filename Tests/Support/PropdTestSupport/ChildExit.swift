@@ -14,12 +14,6 @@ import Glibc
 /// children ran, and the whole test process stalled. `waitid` with `WNOWAIT`
 /// blocks without spinning, returns as soon as the kernel has the exit
 /// status, and leaves the child for Foundation to reap.
-///
-/// Foundation frees a `Process`, and closes the pipe ends it holds, only in
-/// `waitUntilExit()`: until then the process and its run-loop source retain
-/// each other. So once the child has ended, a Dispatch thread makes that call;
-/// it returns as soon as Foundation has reaped the child, and the caller does
-/// not wait for it.
 public enum ChildExit {
     /// Blocks until `process` has ended; its exit status, or 128 + the
     /// signal that ended it (as a shell reports it).
@@ -34,7 +28,6 @@ public enum ChildExit {
                 return process.terminationReason == .exit ? status : 128 + status
             }
         }
-        DispatchQueue.global().async { process.waitUntilExit() }
         // si_status of the _sigchld member: the code, or the signal.
         let status = info._sifields._sigchld.si_status
         return info.si_code == CLD_EXITED ? status : 128 + status

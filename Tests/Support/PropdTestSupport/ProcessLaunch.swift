@@ -3,10 +3,10 @@ import Synchronization
 
 /// Starts children one at a time across the whole test process.
 ///
-/// Foundation's `Process.run()` copies the environment and argument strings
-/// while it spawns; two of them running at once on this toolchain crashed the
-/// test process inside `Process.run()` (a bad read in `memcpy`). A spawn is a
-/// few milliseconds, so taking turns costs nothing the tests can notice.
+/// Two `Process.run()` calls at once crashed the test process inside
+/// `Process.run()` (a bad read in `memcpy`, likely the overread that
+/// ``limit`` guards against). A spawn is a few milliseconds, so taking turns
+/// costs nothing the tests can notice.
 public enum ProcessLaunch {
     /// Too many descriptors open in the test process for a safe spawn.
     public struct TooManyOpenDescriptors: Error, CustomStringConvertible {
@@ -26,6 +26,16 @@ public enum ProcessLaunch {
     private static let turn = Mutex(())
 
     public static func run(_ process: Process) throws {
+        let handler = process.terminationHandler
+        process.terminationHandler = { ended in
+            handler?(ended)
+            // Foundation frees a `Process`, and closes the pipe ends it holds,
+            // only in `waitUntilExit()` (until then the process and its
+            // run-loop source retain each other), and tests wait with
+            // `ChildExit` instead. Foundation has reaped the child when it
+            // calls this handler, so the call returns at once.
+            ended.waitUntilExit()
+        }
         try turn.withLock { _ in
             let open = openDescriptors()
             guard open <= limit else { throw TooManyOpenDescriptors(open: open) }
