@@ -3,35 +3,34 @@ import PropdClient
 import PropdCore
 import Testing
 
-/// Every io.propd method against a real daemon, through PropdClient.
+/// Every io.propd method against a real daemon, through PropdClient; the
+/// tests taking a store run on a cluster node too.
 @Suite struct MethodTests {
-    @Test func setGetListDeleteRoundTrip() async throws {
-        let daemon = try PropdProcess()
+    @Test(arguments: StoreKind.available) func setGetListDeleteRoundTrip(on store: StoreKind) async throws {
+        let daemon = try DaemonOnStore(store)
         let client = try await PropdClient.connect(to: daemon.socketPath)
         let r1 = try await client.set(["room.temp": 21, "room.name": "kitchen", "room.on": true])
-        #expect(r1 == 1)
         let r2 = try await client.set(["room.temp": 21.5, "hall.temp": 19])
-        #expect(r2 == 2)
         let got = try await client.get(["room.temp", "room.name"])
         #expect(got.map(\.value) == [21.5, "kitchen"])
-        #expect(got[0].revision == 2 && got[0].created == 1)
-        #expect(got[1].revision == 1)
+        #expect(got[0].revision == r2 && got[0].created == r1)
+        #expect(got[1].revision == r1)
 
         let (rooms, revision) = try await client.list("room.*")
         #expect(rooms.map(\.key.rawValue) == ["room.name", "room.on", "room.temp"])
-        #expect(revision == 2)
+        #expect(revision == r2)
         let limited = try await client.list(nil, limit: 2)
         #expect(limited.properties.map(\.key.rawValue) == ["hall.temp", "room.name"])
 
         let r3 = try await client.delete(["room.on", "hall.temp"])
-        #expect(r3 == 3)
+        daemon.expectSuccessive([r1, r2, r3])
         #expect(try await client.list().properties.map(\.key.rawValue) == ["room.name", "room.temp"])
         await #expect(throws: PropdClientError.refused(.noSuchKey(key: "room.on"))) { try await client.get(["room.on"]) }
         await #expect(throws: PropdClientError.refused(.noSuchKey(key: "room.on"))) { try await client.delete(["room.on"]) }
     }
 
-    @Test func aDeleteWithOneMissingKeyDeletesNothingAndDisturbsNoOne() async throws {
-        let daemon = try PropdProcess()
+    @Test(arguments: StoreKind.available) func aDeleteWithOneMissingKeyDeletesNothingAndDisturbsNoOne(on store: StoreKind) async throws {
+        let daemon = try DaemonOnStore(store)
         let client = try await PropdClient.connect(to: daemon.socketPath)
         try await client.set(["del.a": 1, "del.b": 2])
         // Concurrent writers share batches with the failing delete.
@@ -55,16 +54,16 @@ import Testing
         await #expect(throws: PropdClientError.refused(.noSuchKey(key: "del.a"))) { try await client.get(["del.a"]) }
     }
 
-    @Test func integersStayIntegersOnTheWire() async throws {
-        let daemon = try PropdProcess()
+    @Test(arguments: StoreKind.available) func integersStayIntegersOnTheWire(on store: StoreKind) async throws {
+        let daemon = try DaemonOnStore(store)
         let client = try await PropdClient.connect(to: daemon.socketPath)
         try await client.set(["n.int": 21, "n.big": .integer(9_007_199_254_740_993), "n.real": 2.5])
         let values = try await client.get(["n.int", "n.big", "n.real"]).map(\.value)
         #expect(values == [.integer(21), .integer(9_007_199_254_740_993), .double(2.5)])
     }
 
-    @Test func expectationsGuardWrites() async throws {
-        let daemon = try PropdProcess()
+    @Test(arguments: StoreKind.available) func expectationsGuardWrites(on store: StoreKind) async throws {
+        let daemon = try DaemonOnStore(store)
         let client = try await PropdClient.connect(to: daemon.socketPath)
         let created = try await client.set(["doc.a": 1], expect: ["doc.a": 0])
         await #expect(throws: PropdClientError.refused(.revisionMismatch(key: "doc.a", expected: 0, actual: created))) {
@@ -73,7 +72,7 @@ import Testing
         // The failed call wrote nothing, not even the other key.
         await #expect(throws: PropdClientError.refused(.noSuchKey(key: "doc.b"))) { try await client.get(["doc.b"]) }
         let next = try await client.set(["doc.a": 3], expect: ["doc.a": created])
-        #expect(next == created.next)
+        daemon.expectSuccessive([created, next])
         await #expect(throws: PropdClientError.refused(.revisionMismatch(key: "doc.a", expected: created, actual: next))) {
             try await client.delete(["doc.a"], expect: ["doc.a": created])
         }
@@ -100,22 +99,24 @@ import Testing
         #expect(try await client.stats().revision == 0)
     }
 
-    @Test func historyIsNewestFirstWithLimitAndBefore() async throws {
-        let daemon = try PropdProcess()
+    @Test(arguments: StoreKind.available) func historyIsNewestFirstWithLimitAndBefore(on store: StoreKind) async throws {
+        let daemon = try DaemonOnStore(store)
         let client = try await PropdClient.connect(to: daemon.socketPath)
-        for i in 1...5 { try await client.set(["h.k": .integer(Int64(i))]) }
-        try await client.delete(["h.k"])
+        var written: [Revision] = []
+        for i in 1...5 { written.append(try await client.set(["h.k": .integer(Int64(i))])) }
+        written.append(try await client.delete(["h.k"]))
+        daemon.expectSuccessive(written)
         let all = try await client.history("h.k")
         #expect(all.map(\.kind) == [.delete, .set, .set, .set, .set, .set])
-        #expect(all.map(\.revision) == [6, 5, 4, 3, 2, 1])
+        #expect(all.map(\.revision) == written.reversed())
         #expect(all[1].value == 5)
-        let page = try await client.history("h.k", limit: 2, before: 5)
-        #expect(page.map(\.revision) == [4, 3])
+        let page = try await client.history("h.k", limit: 2, before: written[4])
+        #expect(page.map(\.revision) == [written[3], written[2]])
         #expect(page.map(\.value) == [4, 3])
     }
 
-    @Test func bindingsAreDeclaredListedAndRemoved() async throws {
-        let daemon = try PropdProcess()
+    @Test(arguments: StoreKind.available) func bindingsAreDeclaredListedAndRemoved(on store: StoreKind) async throws {
+        let daemon = try DaemonOnStore(store)
         let client = try await PropdClient.connect(to: daemon.socketPath)
         try await client.set(["room.temp": 20])
         let (revision, sources) = try await client.bind("room.fahrenheit", "room.temp.map { $0 * 9 / 5 + 32 }")
@@ -142,8 +143,8 @@ import Testing
         await #expect(throws: PropdClientError.refused(.noSuchKey(key: "room.fahrenheit"))) { try await client.unbind("room.fahrenheit") }
     }
 
-    @Test func badBindingsAreRefusedWithPositionAndCycle() async throws {
-        let daemon = try PropdProcess()
+    @Test(arguments: StoreKind.available) func badBindingsAreRefusedWithPositionAndCycle(on store: StoreKind) async throws {
+        let daemon = try DaemonOnStore(store)
         let client = try await PropdClient.connect(to: daemon.socketPath)
         await #expect {
             try await client.bind("x.y", "combineLatest(a.b, c.d")
@@ -162,8 +163,8 @@ import Testing
         #expect(try await client.bindings().map(\.key) == ["c.b", "c.c"])
     }
 
-    @Test func derivedErrorStateKeepsTheLastValue() async throws {
-        let daemon = try PropdProcess()
+    @Test(arguments: StoreKind.available) func derivedErrorStateKeepsTheLastValue(on store: StoreKind) async throws {
+        let daemon = try DaemonOnStore(store)
         let client = try await PropdClient.connect(to: daemon.socketPath)
         try await client.set(["disk.used": 50, "disk.size": 100])
         try await client.bind("disk.ratio", "combineLatest(disk.used, disk.size).map { u, s in u / s }")

@@ -3,56 +3,64 @@ import PropdClient
 import PropdCore
 import Testing
 
+/// Subscriptions against a real daemon on each store.
 @Suite struct SubscriptionTests {
-    @Test func initialThenSyncedThenLive() async throws {
-        let daemon = try PropdProcess()
+    @Test(arguments: StoreKind.available) func initialThenSyncedThenLive(on store: StoreKind) async throws {
+        let daemon = try DaemonOnStore(store)
         let client = try await PropdClient.connect(to: daemon.socketPath)
-        try await client.set(["room.a": 1, "room.b": 2, "other.c": 3])
+        let first = try await client.set(["room.a": 1, "room.b": 2, "other.c": 3])
         let observer = EventCollector(client.observe(["room.*"]))
         _ = try await observer.synced()
         let live = try await client.set(["room.a": 10, "other.c": 30])
         _ = try await observer.take { $0.count == 1 }
         let result = observer.all
-        #expect(result[0] == Event(key: "room.a", kind: .initial, value: 1, revision: 1))
-        #expect(result[1] == Event(key: "room.b", kind: .initial, value: 2, revision: 1))
-        #expect(result[2].kind == .synced && result[2].key == "" && result[2].revision == 1)
+        daemon.expectSuccessive([first, live])
+        #expect(result[0] == Event(key: "room.a", kind: .initial, value: 1, revision: first))
+        #expect(result[1] == Event(key: "room.b", kind: .initial, value: 2, revision: first))
+        #expect(result[2].kind == .synced && result[2].key == "" && result[2].revision == first)
         #expect(result[3] == Event(key: "room.a", kind: .set, value: 10, revision: live))
     }
 
-    @Test func replayGivesTheLastValuesOldestFirst() async throws {
-        let daemon = try PropdProcess()
+    @Test(arguments: StoreKind.available) func replayGivesTheLastValuesOldestFirst(on store: StoreKind) async throws {
+        let daemon = try DaemonOnStore(store)
         let client = try await PropdClient.connect(to: daemon.socketPath)
-        for i in 1...5 { try await client.set(["r.k": .integer(Int64(i))]) }
+        var written: [Revision] = []
+        for i in 1...5 { written.append(try await client.set(["r.k": .integer(Int64(i))])) }
+        daemon.expectSuccessive(written)
         let result = try await EventCollector(client.observe(["r.k"], replay: 3)).take { $0.last?.kind == .synced }
         #expect(result.map(\.kind) == [.replay, .replay, .replay, .synced])
         #expect(result.prefix(3).map(\.value) == [3, 4, 5])
-        #expect(result.prefix(3).map(\.revision) == [3, 4, 5])
+        #expect(result.prefix(3).map(\.revision) == Array(written[2...]))
     }
 
-    @Test func sinceReplaysEveryChangeInOrderIncludingDeletes() async throws {
-        let daemon = try PropdProcess()
+    @Test(arguments: StoreKind.available) func sinceReplaysEveryChangeInOrderIncludingDeletes(on store: StoreKind) async throws {
+        let daemon = try DaemonOnStore(store)
         let client = try await PropdClient.connect(to: daemon.socketPath)
-        try await client.set(["s.a": 1])  // 1
-        try await client.set(["s.a": 2, "s.b": 1])  // 2
-        try await client.delete(["s.a"])  // 3
-        try await client.set(["t.x": 1])  // 4, not matching
-        let result = try await EventCollector(client.observe(["s.*"], since: 1)).take { $0.last?.kind == .synced }
+        let r = [
+            try await client.set(["s.a": 1]),
+            try await client.set(["s.a": 2, "s.b": 1]),
+            try await client.delete(["s.a"]),
+            try await client.set(["t.x": 1]),  // not matching
+        ]
+        daemon.expectSuccessive(r)
+        let result = try await EventCollector(client.observe(["s.*"], since: r[0])).take { $0.last?.kind == .synced }
         #expect(
             result.map { "\($0.revision):\($0.kind.rawValue):\($0.key)" } == [
-                "2:set:s.a", "2:set:s.b", "3:delete:s.a", "4:synced:",
+                "\(r[1]):set:s.a", "\(r[1]):set:s.b", "\(r[2]):delete:s.a", "\(r[3]):synced:",
             ])
     }
 
-    @Test func noInitialGivesOnlySyncedThenLive() async throws {
-        let daemon = try PropdProcess()
+    @Test(arguments: StoreKind.available) func noInitialGivesOnlySyncedThenLive(on store: StoreKind) async throws {
+        let daemon = try DaemonOnStore(store)
         let client = try await PropdClient.connect(to: daemon.socketPath)
-        try await client.set(["n.a": 1])
+        let written = try await client.set(["n.a": 1])
+        daemon.expectSuccessive([written])
         let result = try await EventCollector(client.observe(["n.*"], initial: false)).take { $0.last?.kind == .synced }
-        #expect(result == [Event.synced(at: 1)])
+        #expect(result == [Event.synced(at: written)])
     }
 
-    @Test func concurrentWritersAreSeenInRevisionOrderWithoutGaps() async throws {
-        let daemon = try PropdProcess()
+    @Test(arguments: StoreKind.available) func concurrentWritersAreSeenInRevisionOrderWithoutGaps(on store: StoreKind) async throws {
+        let daemon = try DaemonOnStore(store)
         let client = try await PropdClient.connect(to: daemon.socketPath)
         let writers = 16
         let perWriter = 50
@@ -60,17 +68,19 @@ import Testing
         let observer = EventCollector(client.observe(["w.**"], initial: false))
         _ = try await observer.synced()
         let socketPath = daemon.socketPath
-        try await withThrowingTaskGroup(of: Void.self) { group in
+        let written = try await withThrowingTaskGroup(of: [Revision].self) { group in
             for w in 0..<writers {
                 group.addTask {
                     let own = try await PropdClient.connect(to: socketPath)
+                    var revisions: [Revision] = []
                     for i in 0..<perWriter {
                         // Two keys per revision: they must arrive together.
-                        try await own.set(["w.\(w).a": .integer(Int64(i)), "w.\(w).b": .integer(Int64(i))])
+                        revisions.append(try await own.set(["w.\(w).a": .integer(Int64(i)), "w.\(w).b": .integer(Int64(i))]))
                     }
+                    return revisions
                 }
             }
-            try await group.waitForAll()
+            return try await group.reduce(into: []) { $0 += $1 }
         }
         let events = try await observer.take { $0.count == total * 2 }
         #expect(events.allSatisfy { $0.kind == .set })
@@ -81,11 +91,13 @@ import Testing
         for pair in stride(from: 0, to: events.count, by: 2) {
             #expect(events[pair].revision == events[pair + 1].revision)
         }
-        #expect(revisions.first == 1 && revisions.last == Int64(total))
+        // Exactly the acknowledged revisions, numbered 1 to total on SQLite.
+        #expect(Set(revisions) == Set(written.map(\.rawValue)))
+        daemon.expectSuccessive(Set(events.map(\.revision)).sorted())
     }
 
-    @Test func aDiamondGivesOneEventPerDerivedKeyPerRevision() async throws {
-        let daemon = try PropdProcess()
+    @Test(arguments: StoreKind.available) func aDiamondGivesOneEventPerDerivedKeyPerRevision(on store: StoreKind) async throws {
+        let daemon = try DaemonOnStore(store)
         let client = try await PropdClient.connect(to: daemon.socketPath)
         try await client.set(["d.a": 1])
         try await client.bind("d.b", "d.a.map { $0 + 1 }")
@@ -105,14 +117,14 @@ import Testing
         }
     }
 
-    @Test func observeResumesAcrossADaemonRestartWithoutGapOrDuplicate() async throws {
-        let daemon = try PropdProcess()
+    @Test(arguments: StoreKind.available) func observeResumesAcrossADaemonRestartWithoutGapOrDuplicate(on store: StoreKind) async throws {
+        let daemon = try DaemonOnStore(store)
         let client = try await PropdClient.connect(to: daemon.socketPath)
         let total = 40
         let observer = EventCollector(client.observe(["resume.k"], initial: false))
         _ = try await observer.synced()
         for i in 0..<(total / 2) { try await client.set(["resume.k": .integer(Int64(i))]) }
-        try daemon.restart()
+        try daemon.process.restart()
         let again = try await PropdClient.connect(to: daemon.socketPath)
         for i in (total / 2)..<total { try await again.set(["resume.k": .integer(Int64(i))]) }
         let values = try await observer.take { events in events.filter { $0.kind == .set }.count == total }
@@ -120,12 +132,13 @@ import Testing
         #expect(values == (0..<total).map { .integer(Int64($0)) })
     }
 
-    @Test func subscribeWithSinceBeyondTheStoreIsRefused() async throws {
-        let daemon = try PropdProcess()
+    @Test(arguments: StoreKind.available) func subscribeWithSinceBeyondTheStoreIsRefused(on store: StoreKind) async throws {
+        let daemon = try DaemonOnStore(store)
         let client = try await PropdClient.connect(to: daemon.socketPath)
-        try await client.set(["x.a": 1])
+        let written = try await client.set(["x.a": 1])
+        let beyond = Revision(written.rawValue + 98)
         await #expect(throws: PropdClientError.other(name: "org.varlink.service.InvalidParameter", parameters: ["parameter": "since"])) {
-            _ = try await EventCollector(client.observe(["x.*"], since: 99)).take { _ in true }
+            _ = try await EventCollector(client.observe(["x.*"], since: beyond)).take { _ in true }
         }
     }
 }
