@@ -23,7 +23,7 @@ import Testing
         #expect(limited.properties.map(\.key.rawValue) == ["hall.temp", "room.name"])
 
         let r3 = try await client.delete(["room.on", "hall.temp"])
-        daemon.expectSuccessive([r1, r2, r3])
+        daemon.expectFirstWrites([r1, r2, r3])
         #expect(try await client.list().properties.map(\.key.rawValue) == ["room.name", "room.temp"])
         await #expect(throws: PropdClientError.refused(.noSuchKey(key: "room.on"))) { try await client.get(["room.on"]) }
         await #expect(throws: PropdClientError.refused(.noSuchKey(key: "room.on"))) { try await client.delete(["room.on"]) }
@@ -105,7 +105,7 @@ import Testing
         var written: [Revision] = []
         for i in 1...5 { written.append(try await client.set(["h.k": .integer(Int64(i))])) }
         written.append(try await client.delete(["h.k"]))
-        daemon.expectSuccessive(written)
+        daemon.expectFirstWrites(written)
         let all = try await client.history("h.k")
         #expect(all.map(\.kind) == [.delete, .set, .set, .set, .set, .set])
         #expect(all.map(\.revision) == written.reversed())

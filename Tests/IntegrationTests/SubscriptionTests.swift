@@ -14,7 +14,7 @@ import Testing
         let live = try await client.set(["room.a": 10, "other.c": 30])
         _ = try await observer.take { $0.count == 1 }
         let result = observer.all
-        daemon.expectSuccessive([first, live])
+        daemon.expectFirstWrites([first, live])
         #expect(result[0] == Event(key: "room.a", kind: .initial, value: 1, revision: first))
         #expect(result[1] == Event(key: "room.b", kind: .initial, value: 2, revision: first))
         #expect(result[2].kind == .synced && result[2].key == "" && result[2].revision == first)
@@ -26,7 +26,7 @@ import Testing
         let client = try await PropdClient.connect(to: daemon.socketPath)
         var written: [Revision] = []
         for i in 1...5 { written.append(try await client.set(["r.k": .integer(Int64(i))])) }
-        daemon.expectSuccessive(written)
+        daemon.expectFirstWrites(written)
         let result = try await EventCollector(client.observe(["r.k"], replay: 3)).take { $0.last?.kind == .synced }
         #expect(result.map(\.kind) == [.replay, .replay, .replay, .synced])
         #expect(result.prefix(3).map(\.value) == [3, 4, 5])
@@ -42,7 +42,7 @@ import Testing
             try await client.delete(["s.a"]),
             try await client.set(["t.x": 1]),  // not matching
         ]
-        daemon.expectSuccessive(r)
+        daemon.expectFirstWrites(r)
         let result = try await EventCollector(client.observe(["s.*"], since: r[0])).take { $0.last?.kind == .synced }
         #expect(
             result.map { "\($0.revision):\($0.kind.rawValue):\($0.key)" } == [
@@ -54,7 +54,7 @@ import Testing
         let daemon = try DaemonOnStore(store)
         let client = try await PropdClient.connect(to: daemon.socketPath)
         let written = try await client.set(["n.a": 1])
-        daemon.expectSuccessive([written])
+        daemon.expectFirstWrites([written])
         let result = try await EventCollector(client.observe(["n.*"], initial: false)).take { $0.last?.kind == .synced }
         #expect(result == [Event.synced(at: written)])
     }
@@ -93,7 +93,7 @@ import Testing
         }
         // Exactly the acknowledged revisions, numbered 1 to total on SQLite.
         #expect(Set(revisions) == Set(written.map(\.rawValue)))
-        daemon.expectSuccessive(Set(events.map(\.revision)).sorted())
+        daemon.expectFirstWrites(Set(events.map(\.revision)).sorted())
     }
 
     @Test(arguments: StoreKind.available) func aDiamondGivesOneEventPerDerivedKeyPerRevision(on store: StoreKind) async throws {

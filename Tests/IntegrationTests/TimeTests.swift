@@ -5,13 +5,14 @@ import PropdTestSupport
 import Testing
 
 /// Timers against a real propd on the real clock: each test waits for the
-/// event it expects, with a generous bound, and never asserts a speed.
+/// event it expects, with a generous bound, and never asserts a speed. On
+/// a cluster node, the node fires them as the holder of the timer election.
 @Suite struct TimeTests {
     /// Milliseconds since the epoch, as `expires` counts them.
     private static func now() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
 
-    @Test func aReplacedThrottleFiresWithNoOtherWrite() async throws {
-        let daemon = try PropdProcess()
+    @Test(arguments: StoreKind.available) func aReplacedThrottleFiresWithNoOtherWrite(on store: StoreKind) async throws {
+        let daemon = try DaemonOnStore(store)
         let client = try await PropdClient.connect(to: daemon.socketPath)
         try await client.bind("t.out", "t.in.throttle(1s)")
         let observer = EventCollector(client.observe(["t.out"], initial: false))
@@ -23,12 +24,14 @@ import Testing
         try await Task.sleep(for: .milliseconds(100))
         let second = try await client.set(["t.in": 2])
         let events = try await observer.take(timeout: .seconds(20)) { $0.last?.value == 2 }
-        #expect(events.last == Event(key: "t.out", kind: .set, value: 2, revision: second.next))
+        let fired = try #require(events.last)
+        #expect(fired == Event(key: "t.out", kind: .set, value: 2, revision: fired.revision))
+        daemon.expectSuccessive([second, fired.revision])
         #expect(try await client.get(["t.out"]).first?.value == 2)
     }
 
-    @Test func randomizedDebounceKeepsTheLastValue() async throws {
-        let daemon = try PropdProcess()
+    @Test(arguments: StoreKind.available) func randomizedDebounceKeepsTheLastValue(on store: StoreKind) async throws {
+        let daemon = try DaemonOnStore(store)
         let client = try await PropdClient.connect(to: daemon.socketPath)
         try await client.bind("deb.out", "deb.in.throttle(150ms)")
         let observer = EventCollector(client.observe(["deb.out"], initial: false))
@@ -44,8 +47,8 @@ import Testing
         }
     }
 
-    @Test func anExpiringKeyIsDeletedAsARevisionOfItsOwn() async throws {
-        let daemon = try PropdProcess()
+    @Test(arguments: StoreKind.available) func anExpiringKeyIsDeletedAsARevisionOfItsOwn(on store: StoreKind) async throws {
+        let daemon = try DaemonOnStore(store)
         let client = try await PropdClient.connect(to: daemon.socketPath)
         let before = Self.now()
         try await client.set(["lease.a": "me"], ttl: 600_000)
@@ -61,14 +64,14 @@ import Testing
         #expect(events.map(\.kind) == [.delete, .delete])
         #expect(Set(events.map(\.key)) == ["lease.a", "lease.b"])
         #expect(events[0].revision == events[1].revision, "one revision for one firing instant")
-        #expect(events[0].revision == written.next)
+        daemon.expectSuccessive([written, events[0].revision])
         #expect(try await client.list("lease.*").properties.isEmpty)
         let history = try await client.history("lease.a")
         #expect(history.map(\.kind) == [.delete, .set, .set])
     }
 
-    @Test func heartbeatsKeepAKeyAndASetWithoutTTLMakesItPermanent() async throws {
-        let daemon = try PropdProcess()
+    @Test(arguments: StoreKind.available) func heartbeatsKeepAKeyAndASetWithoutTTLMakesItPermanent(on store: StoreKind) async throws {
+        let daemon = try DaemonOnStore(store)
         let client = try await PropdClient.connect(to: daemon.socketPath)
         try await client.set(["hb.node": 1], ttl: 600_000)
         let first = try #require(try await client.get(["hb.node"])[0].expires)
@@ -87,11 +90,12 @@ import Testing
         #expect(try await client.get(["hb.node"])[0].value == 3)
     }
 
-    @Test func badTTLsAndDerivedKeysAreRefusedAndChangeNothing() async throws {
-        let daemon = try PropdProcess()
+    @Test(arguments: StoreKind.available) func badTTLsAndDerivedKeysAreRefusedAndChangeNothing(on store: StoreKind) async throws {
+        let daemon = try DaemonOnStore(store)
         let client = try await PropdClient.connect(to: daemon.socketPath)
-        try await client.set(["src": 1])
-        try await client.bind("derived", "src.map { $0 + 1 }")
+        let source = try await client.set(["src": 1])
+        let bound = try await client.bind("derived", "src.map { $0 + 1 }").revision
+        daemon.expectFirstWrites([source, bound])
         for ttl: Int64 in [0, -5, (1 << 31) + 1] {
             await #expect(throws: PropdClientError.other(name: "org.varlink.service.InvalidParameter",
                 parameters: ["parameter": "ttl"])) {
@@ -101,14 +105,14 @@ import Testing
         await #expect(throws: PropdClientError.refused(.keyIsDerived(key: "derived"))) {
             try await client.set(["derived": 5], ttl: 1_000)
         }
-        #expect(try await client.stats().revision == 2)
+        #expect(try await client.stats().revision == bound)
         // The largest ttl is accepted.
         try await client.set(["far": 1], ttl: 1 << 31)
         #expect(try await client.get(["far"])[0].expires != nil)
     }
 
-    @Test func aBindingSeesAnExpiryAsADeletion() async throws {
-        let daemon = try PropdProcess()
+    @Test(arguments: StoreKind.available) func aBindingSeesAnExpiryAsADeletion(on store: StoreKind) async throws {
+        let daemon = try DaemonOnStore(store)
         let client = try await PropdClient.connect(to: daemon.socketPath)
         try await client.bind("ok", "combineLatest(p.a, p.b).map { $0 + $1 }")
         try await client.set(["p.a": 1])
@@ -122,8 +126,8 @@ import Testing
         #expect(try await client.get(["ok"])[0].value == 6)
     }
 
-    @Test func pendingDeadlinesSurviveARestartAndPastOnesFireAtStart() async throws {
-        let daemon = try PropdProcess()
+    @Test(arguments: StoreKind.available) func pendingDeadlinesSurviveARestartAndPastOnesFireAtStart(on store: StoreKind) async throws {
+        let daemon = try DaemonOnStore(store)
         do {
             let client = try await PropdClient.connect(to: daemon.socketPath)
             try await client.set(["gone.soon": 1], ttl: 200)
@@ -132,10 +136,10 @@ import Testing
             try await client.set(["src": "v"])
             await client.close()
         }
-        #expect(daemon.stop() == 0)
+        #expect(daemon.process.stop() == 0)
         // Wait out the deadlines while the daemon is down.
         try await Task.sleep(for: .milliseconds(400))
-        try daemon.restart()
+        try daemon.process.restart()
         let client = try await PropdClient.connect(to: daemon.socketPath)
         let observer = EventCollector(client.observe(["gone.soon", "late"], since: 0))
         _ = try await observer.take(timeout: .seconds(20)) { events in
@@ -145,8 +149,8 @@ import Testing
         #expect(try await client.get(["stays.a.while"])[0].expires != nil)
     }
 
-    @Test func timeoutAndDelayRunOnTheRealClock() async throws {
-        let daemon = try PropdProcess()
+    @Test(arguments: StoreKind.available) func timeoutAndDelayRunOnTheRealClock(on store: StoreKind) async throws {
+        let daemon = try DaemonOnStore(store)
         let client = try await PropdClient.connect(to: daemon.socketPath)
         let observer = EventCollector(client.observe(["quiet", "later"], initial: false))
         _ = try await observer.synced()
@@ -163,8 +167,8 @@ import Testing
         #expect(delayed.revision > written, "a delayed value is a revision of its own")
     }
 
-    @Test func errorEventsCarryTheKeptValueAndClearingIsAnEvent() async throws {
-        let daemon = try PropdProcess()
+    @Test(arguments: StoreKind.available) func errorEventsCarryTheKeptValueAndClearingIsAnEvent(on store: StoreKind) async throws {
+        let daemon = try DaemonOnStore(store)
         let client = try await PropdClient.connect(to: daemon.socketPath)
         try await client.bind("de.out", "de.in.map { 10 / $0 }.distinctUntilChanged()")
         let observer = EventCollector(client.observe(["de.out"], initial: false))
@@ -183,8 +187,8 @@ import Testing
         #expect(backlog.first == events[1])
     }
 
-    @Test func unbindOfAKeyInErrorLeavesAPlainPropertyWithoutError() async throws {
-        let daemon = try PropdProcess()
+    @Test(arguments: StoreKind.available) func unbindOfAKeyInErrorLeavesAPlainPropertyWithoutError(on store: StoreKind) async throws {
+        let daemon = try DaemonOnStore(store)
         let client = try await PropdClient.connect(to: daemon.socketPath)
         try await client.set(["u.in": 2])
         try await client.bind("u.out", "u.in.map { 10 / $0 }")
