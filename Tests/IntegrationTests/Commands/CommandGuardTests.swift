@@ -6,8 +6,9 @@ import Testing
 /// What refuses an execution before it starts (`CMD.enabled`, one at a
 /// time), what ends one that takes too long, and bad input.
 @Suite struct CommandGuardTests {
-    @Test func enabledGatesExecuteAsAValueOrABinding() async throws {
-        let daemon = try PropdProcess()
+    @Test(arguments: StoreKind.available) func enabledGatesExecuteAsAValueOrABinding(on store: StoreKind) async throws {
+        let onStore = try DaemonOnStore(store)
+        let daemon = onStore.process
         let client = try await PropdClient.connect(to: daemon.socketPath)
         let handler = try await swiftHandler(["login.submit"], daemon: daemon) { _ in "ok" }
         defer { handler.cancel() }
@@ -44,8 +45,9 @@ import Testing
         #expect(try await client.execute("login.submit").result == "ok")
     }
 
-    @Test func oneExecutionAtATime() async throws {
-        let daemon = try PropdProcess()
+    @Test(arguments: StoreKind.available) func oneExecutionAtATime(on store: StoreKind) async throws {
+        let onStore = try DaemonOnStore(store)
+        let daemon = onStore.process
         let handler = try await RawHandler(["report.build"], daemon: daemon)
         let first = try await PropdClient.connect(to: daemon.socketPath)
         let second = try await PropdClient.connect(to: daemon.socketPath)
@@ -64,8 +66,9 @@ import Testing
         #expect(try await next.result == "done")
     }
 
-    @Test func aHandlerThatNeverAnswersTimesOut() async throws {
-        let daemon = try PropdProcess()
+    @Test(arguments: StoreKind.available) func aHandlerThatNeverAnswersTimesOut(on store: StoreKind) async throws {
+        let onStore = try DaemonOnStore(store)
+        let daemon = onStore.process
         let handler = try await RawHandler(["slow.job"], daemon: daemon)
         let client = try await PropdClient.connect(to: daemon.socketPath)
         let reader = try await PropdClient.connect(to: daemon.socketPath)
@@ -81,8 +84,9 @@ import Testing
         #expect(late["parameters"]?["id"] == .string(id))
     }
 
-    @Test func badInputIsRefusedWithNamedErrorsAndChangesNothing() async throws {
-        let daemon = try PropdProcess()
+    @Test(arguments: StoreKind.available) func badInputIsRefusedWithNamedErrorsAndChangesNothing(on store: StoreKind) async throws {
+        let onStore = try DaemonOnStore(store)
+        let daemon = onStore.process
         let client = try await PropdClient.connect(to: daemon.socketPath)
         let handler = try await RawHandler(["ok.cmd"], daemon: daemon)
         let before = try await client.revision()

@@ -10,8 +10,9 @@ import Glibc
 /// Executions live in memory: a restart ends those it interrupted as
 /// failed, so no command stays executing forever.
 @Suite struct CommandRestartTests {
-    @Test func aCrashWithAnExecutionOpenEndsItAsFailedAtTheNextStart() async throws {
-        let daemon = try PropdProcess()
+    @Test(arguments: StoreKind.available) func aCrashWithAnExecutionOpenEndsItAsFailedAtTheNextStart(on store: StoreKind) async throws {
+        let onStore = try DaemonOnStore(store)
+        let daemon = onStore.process
         let client = try await PropdClient.connect(to: daemon.socketPath)
         try await client.set(["form.valid": true])
         try await client.bind("login.button", "combineLatest(login.submit.executing, form.valid).map { busy, ok in !busy && ok }")
@@ -44,8 +45,9 @@ import Glibc
         #expect(try await next.result == 1)
     }
 
-    @Test func aGracefulStopWithAnExecutionOpenLeavesNothingExecuting() async throws {
-        let daemon = try PropdProcess()
+    @Test(arguments: StoreKind.available) func aGracefulStopWithAnExecutionOpenLeavesNothingExecuting(on store: StoreKind) async throws {
+        let onStore = try DaemonOnStore(store)
+        let daemon = onStore.process
         let handler = try await RawHandler(["backup.run"], daemon: daemon)
         let executor = try await PropdClient.connect(to: daemon.socketPath)
         async let answer = executor.execute("backup.run")

@@ -7,8 +7,9 @@ import Testing
 /// the second returned by Execute; the daemon's keys refused to clients;
 /// `CMD.executing` as a binding source.
 @Suite struct ExecutionTests {
-    @Test func anExecutionIsTwoRevisionsAndExecuteReturnsTheSecond() async throws {
-        let daemon = try PropdProcess()
+    @Test(arguments: StoreKind.available) func anExecutionIsTwoRevisionsAndExecuteReturnsTheSecond(on store: StoreKind) async throws {
+        let onStore = try DaemonOnStore(store)
+        let daemon = onStore.process
         let observer = try await PropdClient.connect(to: daemon.socketPath)
         let events = EventCollector(observer.observe(["login.submit.*"]))
         _ = try await events.synced()
@@ -38,13 +39,14 @@ import Testing
         #expect(finished.result == ["token": "t-1"])
         let ended = try await events.take { $0.count == 2 }
         #expect(ended.allSatisfy { $0.revision == finished.revision })
-        #expect(finished.revision == started[0].revision.next)
+        onStore.expectSuccessive([started[0].revision, finished.revision])
         #expect(ended.first { $0.key == "login.submit.executing" }?.value == false)
         #expect(ended.first { $0.key == "login.submit.error" }?.value == .null)
     }
 
-    @Test func aHandlerErrorIsCommandFailedAndStaysInCMDErrorUntilASuccess() async throws {
-        let daemon = try PropdProcess()
+    @Test(arguments: StoreKind.available) func aHandlerErrorIsCommandFailedAndStaysInCMDErrorUntilASuccess(on store: StoreKind) async throws {
+        let onStore = try DaemonOnStore(store)
+        let daemon = onStore.process
         let handler = try await RawHandler(["login.submit"], daemon: daemon)
         let client = try await PropdClient.connect(to: daemon.socketPath)
         let reader = try await PropdClient.connect(to: daemon.socketPath)
@@ -66,8 +68,9 @@ import Testing
         #expect(try await reader.value("login.submit.error") == .null)
     }
 
-    @Test func theKeysExistFromTheFirstExecuteEvenWithoutAHandler() async throws {
-        let daemon = try PropdProcess()
+    @Test(arguments: StoreKind.available) func theKeysExistFromTheFirstExecuteEvenWithoutAHandler(on store: StoreKind) async throws {
+        let onStore = try DaemonOnStore(store)
+        let daemon = onStore.process
         let client = try await PropdClient.connect(to: daemon.socketPath)
         await #expect(throws: PropdClientError.refused(.noHandler(command: "lights.toggle"))) {
             try await client.execute("lights.toggle")
@@ -83,8 +86,9 @@ import Testing
         #expect(try await client.get(["lights.toggle.error"])[0].revision <= before)
     }
 
-    @Test func theDaemonsKeysAreRefusedToClientsAcrossRestarts() async throws {
-        let daemon = try PropdProcess()
+    @Test(arguments: StoreKind.available) func theDaemonsKeysAreRefusedToClientsAcrossRestarts(on store: StoreKind) async throws {
+        let onStore = try DaemonOnStore(store)
+        let daemon = onStore.process
         var client = try await PropdClient.connect(to: daemon.socketPath)
         await #expect(throws: PropdClientError.refused(.noHandler(command: "job.run"))) { try await client.execute("job.run") }
 
@@ -112,8 +116,9 @@ import Testing
         #expect(try await client.value("job.run.executing") == false)
     }
 
-    @Test func aBoundExecutingKeyIsRefusedAsACommand() async throws {
-        let daemon = try PropdProcess()
+    @Test(arguments: StoreKind.available) func aBoundExecutingKeyIsRefusedAsACommand(on store: StoreKind) async throws {
+        let onStore = try DaemonOnStore(store)
+        let daemon = onStore.process
         let client = try await PropdClient.connect(to: daemon.socketPath)
         try await client.bind("odd.cmd.executing", "x.map { $0 }")
         await #expect(throws: PropdClientError.refused(.keyIsDerived(key: "odd.cmd.executing"))) { try await client.execute("odd.cmd") }
@@ -122,8 +127,9 @@ import Testing
         #expect(serve["parameters"]?["key"] == "odd.cmd.executing")
     }
 
-    @Test func executingIsABindingSource() async throws {
-        let daemon = try PropdProcess()
+    @Test(arguments: StoreKind.available) func executingIsABindingSource(on store: StoreKind) async throws {
+        let onStore = try DaemonOnStore(store)
+        let daemon = onStore.process
         let client = try await PropdClient.connect(to: daemon.socketPath)
         let handler = try await RawHandler(["login.submit"], daemon: daemon)
         try await client.bind("login.button", "combineLatest(login.submit.executing, form.valid).map { busy, ok in !busy && ok }")

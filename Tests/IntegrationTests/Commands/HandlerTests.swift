@@ -8,8 +8,9 @@ import Testing
 /// Handlers: several per command, each invocation to exactly one; a handler
 /// that leaves, answers twice, answers from elsewhere, or answers too much.
 @Suite struct HandlerTests {
-    @Test func eachInvocationGoesToExactlyOneHandler() async throws {
-        let daemon = try PropdProcess()
+    @Test(arguments: StoreKind.available) func eachInvocationGoesToExactlyOneHandler(on store: StoreKind) async throws {
+        let onStore = try DaemonOnStore(store)
+        let daemon = onStore.process
         let counts = Mutex<[String: Int]>([:])
         var handlers: [Task<Void, any Error>] = []
         for name in ["h1", "h2", "h3"] {
@@ -51,8 +52,9 @@ import Testing
         #expect(counts.withLock { $0.values.reduce(0, +) } == 20)
     }
 
-    @Test func aHandlerThatDisconnectsFailsItsExecutionWithNoHandler() async throws {
-        let daemon = try PropdProcess()
+    @Test(arguments: StoreKind.available) func aHandlerThatDisconnectsFailsItsExecutionWithNoHandler(on store: StoreKind) async throws {
+        let onStore = try DaemonOnStore(store)
+        let daemon = onStore.process
         var handler: RawHandler? = try await RawHandler(["print.page"], daemon: daemon)
         let client = try await PropdClient.connect(to: daemon.socketPath)
         let reader = try await PropdClient.connect(to: daemon.socketPath)
@@ -69,8 +71,9 @@ import Testing
         }
     }
 
-    @Test func aHandlerAnsweringTwiceGetsNoSuchInvocation() async throws {
-        let daemon = try PropdProcess()
+    @Test(arguments: StoreKind.available) func aHandlerAnsweringTwiceGetsNoSuchInvocation(on store: StoreKind) async throws {
+        let onStore = try DaemonOnStore(store)
+        let daemon = onStore.process
         let handler = try await RawHandler(["twice.cmd"], daemon: daemon)
         let client = try await PropdClient.connect(to: daemon.socketPath)
         async let answer = client.execute("twice.cmd")
@@ -85,8 +88,9 @@ import Testing
         #expect(try await client.value("twice.cmd.error") == .null)
     }
 
-    @Test func completeComesFromAnyOtherConnectionEvenTheExecutors() async throws {
-        let daemon = try PropdProcess()
+    @Test(arguments: StoreKind.available) func completeComesFromAnyOtherConnectionEvenTheExecutors(on store: StoreKind) async throws {
+        let onStore = try DaemonOnStore(store)
+        let daemon = onStore.process
         let handler = try await RawHandler(["relay.cmd"], daemon: daemon)
         // One connection pipelines the Execute and, once it knows the id, the Complete.
         let socket = try RawSocket(path: daemon.socketPath)
