@@ -31,7 +31,7 @@ import Testing
     }
 
     /// The size of the incomplete message held, as the decoder reports it:
-    /// back to 0 once a message completes with nothing after it.
+    /// back to 0 as each message completes, even with nothing after it.
     @Test func theHeldIncompleteMessageIsReportedUntilItCompletes() throws {
         let reports = PartialMessageRecorder()
         let channel = EmbeddedChannel()
@@ -39,9 +39,24 @@ import Testing
         try channel.writeInbound(ByteBuffer(string: "{\"a\":"))
         try channel.writeInbound(ByteBuffer(string: "1}\0{"))
         try channel.writeInbound(ByteBuffer(string: "}\0"))
-        #expect(reports.sizes == [5, 1, 0])
+        #expect(reports.sizes == [5, 0, 1, 0])
         #expect(try channel.readInbound(as: ByteBuffer.self) == ByteBuffer(string: "{\"a\":1}"))
         #expect(try channel.readInbound(as: ByteBuffer.self) == ByteBuffer(string: "{}"))
+        #expect(try channel.finish().isClean)
+    }
+
+    /// A message completing behind which the next one has begun: the held
+    /// size goes to 0 before the next message's, so the next is timed anew.
+    @Test func eachIncompleteMessageIsReportedFromZero() throws {
+        let reports = PartialMessageRecorder()
+        let channel = EmbeddedChannel()
+        try channel.pipeline.syncOperations.addHandlers([ByteToMessageHandler(VarlinkFrameDecoder()), reports])
+        try channel.writeInbound(ByteBuffer(string: "{\"a\":"))
+        try channel.writeInbound(ByteBuffer(string: "1}\0{\"b\""))
+        try channel.writeInbound(ByteBuffer(string: ":2}\0"))
+        #expect(reports.sizes == [5, 0, 4, 0])
+        #expect(try channel.readInbound(as: ByteBuffer.self) == ByteBuffer(string: "{\"a\":1}"))
+        #expect(try channel.readInbound(as: ByteBuffer.self) == ByteBuffer(string: "{\"b\":2}"))
         #expect(try channel.finish().isClean)
     }
 

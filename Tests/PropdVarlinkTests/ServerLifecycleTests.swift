@@ -55,6 +55,35 @@ import Glibc
         try await s.stop()
     }
 
+    /// The timeout is per message: a client whose messages each complete in
+    /// time is not cut off because the next one always began before the
+    /// last ended (the decoder never empty for longer than the timeout).
+    @Test func theMessageTimeoutTimesEachMessage() async throws {
+        var configuration = VarlinkServerConfiguration()
+        configuration.messageTimeout = .milliseconds(2500)
+        let s = try await TestServer.start(configuration: configuration)
+        let path = s.path
+        let calls = (1...4).map { #"{"method":"org.example.test.Echo","parameters":{"value":{"n":\#($0)}}}"# + "\0" }
+        // Each message arrives in two parts a second apart, the second part
+        // carrying the next message's first: 4 s with a message incomplete,
+        // none incomplete for more than 1 s. The pauses are the scenario; a
+        // thread of its own keeps them, whatever the cooperative pool runs.
+        let errors = await withCheckedContinuation { (done: CheckedContinuation<[String?], Never>) in
+            Thread.detachNewThread {
+                guard let raw = try? RawSocket(path: path) else { return done.resume(returning: []) }
+                raw.send(String(calls[0].prefix(20)))
+                for index in calls.indices {
+                    Thread.sleep(forTimeInterval: 1)
+                    let next = index + 1 < calls.count ? String(calls[index + 1].prefix(20)) : ""
+                    raw.send(String(calls[index].dropFirst(20)) + next)
+                }
+                done.resume(returning: raw.replies(calls.count).map(\.error))
+            }
+        }
+        #expect(errors == [nil, nil, nil, nil])
+        try await s.stop()
+    }
+
     @Test func connectionsBeyondTheLimitAreRefused() async throws {
         var configuration = VarlinkServerConfiguration()
         configuration.maximumConnections = 1

@@ -41,10 +41,11 @@ public struct VarlinkFrameDecoder: ByteToMessageDecoder {
             report(buffer.readableBytes, context)
             return .needMoreData
         }
-        // `ByteToMessageHandler` calls `decode` only while bytes are left, so
-        // a message completing with nothing after it is reported here: else
-        // its size would stay held from the budget and its timer would run on.
-        if buffer.readableBytes == 0 { report(0, context) }
+        // A completed message holds nothing any more. Reported here, not
+        // left to the next `decode`: `ByteToMessageHandler` calls it only
+        // while bytes are left, and a next message already begun must be
+        // timed from its own start, not from the one that just completed.
+        report(0, context)
         context.fireChannelRead(Self.wrapInboundOut(frame))
         return .continue
     }

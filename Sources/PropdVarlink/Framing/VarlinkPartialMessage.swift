@@ -1,9 +1,10 @@
 import Synchronization
 
 /// The user event ``VarlinkFrameDecoder`` sends when the incomplete message it
-/// holds changes size: how many bytes it holds (0 once a message completed
-/// with nothing after it). The connection handler times the message and
-/// reserves its bytes from the server-wide ``VarlinkPartialMessageBudget``.
+/// holds changes size: how many bytes it holds (0 as each message completes,
+/// then the next one's size once it has begun). The connection handler times
+/// each message from its 0 and reserves its bytes from the server-wide
+/// ``VarlinkPartialMessageBudget``.
 public struct VarlinkPartialMessage: Sendable, Equatable {
     public var bytes: Int
 

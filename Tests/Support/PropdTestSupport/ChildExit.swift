@@ -23,7 +23,7 @@ public enum ChildExit {
         while waitid(P_PID, id_t(process.processIdentifier), &info, WEXITED | WNOWAIT) != 0 {
             guard errno == EINTR else {
                 // ECHILD: Foundation has reaped it already, and knows how it ended.
-                process.waitUntilExit()
+                ProcessReaper.waitUntilExit(process)
                 let status = process.terminationStatus
                 return process.terminationReason == .exit ? status : 128 + status
             }

@@ -29,12 +29,10 @@ public enum ProcessLaunch {
         let handler = process.terminationHandler
         process.terminationHandler = { ended in
             handler?(ended)
-            // Foundation frees a `Process`, and closes the pipe ends it holds,
-            // only in `waitUntilExit()` (until then the process and its
-            // run-loop source retain each other), and tests wait with
-            // `ChildExit` instead. Foundation has reaped the child when it
-            // calls this handler, so the call returns at once.
-            ended.waitUntilExit()
+            // Tests wait with `ChildExit`, never `waitUntilExit()`, which is
+            // what frees a `Process`; Foundation has reaped the child when it
+            // calls this handler.
+            ProcessReaper.release(ended)
         }
         try turn.withLock { _ in
             let open = openDescriptors()
