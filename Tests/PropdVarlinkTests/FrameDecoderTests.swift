@@ -31,32 +31,22 @@ import Testing
     }
 
     /// The size of the incomplete message held, as the decoder reports it:
-    /// back to 0 as each message completes, even with nothing after it.
-    @Test func theHeldIncompleteMessageIsReportedUntilItCompletes() throws {
+    /// back to 0 as each message completes — with nothing after it, or with
+    /// the next one begun (which is then timed anew) — then the next one's.
+    @Test(arguments: [
+        PartialMessageCase(reads: ["{\"a\":", "1}\0{", "}\0"], sizes: [5, 0, 1, 0], frames: ["{\"a\":1}", "{}"]),
+        PartialMessageCase(
+            reads: ["{\"a\":", "1}\0{\"b\"", ":2}\0"], sizes: [5, 0, 4, 0], frames: ["{\"a\":1}", "{\"b\":2}"]),
+    ])
+    func theHeldIncompleteMessageIsReportedFromZeroUntilItCompletes(_ example: PartialMessageCase) throws {
         let reports = PartialMessageRecorder()
         let channel = EmbeddedChannel()
         try channel.pipeline.syncOperations.addHandlers([ByteToMessageHandler(VarlinkFrameDecoder()), reports])
-        try channel.writeInbound(ByteBuffer(string: "{\"a\":"))
-        try channel.writeInbound(ByteBuffer(string: "1}\0{"))
-        try channel.writeInbound(ByteBuffer(string: "}\0"))
-        #expect(reports.sizes == [5, 0, 1, 0])
-        #expect(try channel.readInbound(as: ByteBuffer.self) == ByteBuffer(string: "{\"a\":1}"))
-        #expect(try channel.readInbound(as: ByteBuffer.self) == ByteBuffer(string: "{}"))
-        #expect(try channel.finish().isClean)
-    }
-
-    /// A message completing behind which the next one has begun: the held
-    /// size goes to 0 before the next message's, so the next is timed anew.
-    @Test func eachIncompleteMessageIsReportedFromZero() throws {
-        let reports = PartialMessageRecorder()
-        let channel = EmbeddedChannel()
-        try channel.pipeline.syncOperations.addHandlers([ByteToMessageHandler(VarlinkFrameDecoder()), reports])
-        try channel.writeInbound(ByteBuffer(string: "{\"a\":"))
-        try channel.writeInbound(ByteBuffer(string: "1}\0{\"b\""))
-        try channel.writeInbound(ByteBuffer(string: ":2}\0"))
-        #expect(reports.sizes == [5, 0, 4, 0])
-        #expect(try channel.readInbound(as: ByteBuffer.self) == ByteBuffer(string: "{\"a\":1}"))
-        #expect(try channel.readInbound(as: ByteBuffer.self) == ByteBuffer(string: "{\"b\":2}"))
+        for read in example.reads { try channel.writeInbound(ByteBuffer(string: read)) }
+        #expect(reports.sizes == example.sizes)
+        for frame in example.frames {
+            #expect(try channel.readInbound(as: ByteBuffer.self) == ByteBuffer(string: frame))
+        }
         #expect(try channel.finish().isClean)
     }
 
@@ -93,6 +83,14 @@ import Testing
         #expect(try channel.readInbound(as: ByteBuffer.self) == ByteBuffer(string: "{}"))
         #expect(throws: VarlinkProtocolViolation.truncatedMessage(bytes: 6)) { try channel.finish() }
     }
+}
+
+/// Bytes arriving in `reads`, the partial sizes the decoder reports, the frames it yields.
+struct PartialMessageCase: Sendable, CustomTestStringConvertible {
+    var reads: [String]
+    var sizes: [Int]
+    var frames: [String]
+    var testDescription: String { "\(reads)" }
 }
 
 /// Records the decoder's ``VarlinkPartialMessage`` events and passes frames on.
