@@ -3,57 +3,9 @@ import PropdEtcd
 import PropdStore
 
 extension EtcdPropertyStorage {
-    /// Runs one write request to its end: the body on the mirror, then its
-    /// transaction; again on the newer space while a compare fails.
-    ///
-    /// The transaction says `spaceChangedElsewhere` when another node
-    /// changed bindings, operator state, expiries or commands since this
-    /// node's previous request, and when the body runs again after a lost
-    /// race: the service then rebuilds its engine from the space. The
-    /// revision a request commits at is etcd's, in its ``Committed``.
-    func commit<T: Sendable>(
-        _ body: @Sendable (inout WriteTransaction) throws -> T
-    ) async -> Result<Committed<T>, any Error> {
-        var rerun = false
-        while true {
-            let (space, foreign) = mirror.shared.withLock { ($0.space, $0.foreignEngineChange) }
-            let batch = EtcdWriteBatch(layout: mirror.layout, base: space)
-            let changedElsewhere = rerun || foreign > engineSeen.exchange(space.revision, ordering: .relaxed)
-            rerun = true
-            var transaction = WriteTransaction(
-                storage: batch, revision: Revision(space.revision + 1), spaceChangedElsewhere: changedElsewhere)
-            let value: T
-            let request: EtcdWriteBatch.Request
-            let number = sequence.add(1, ordering: .relaxed).newValue
-            do {
-                value = try body(&transaction)
-                request = try batch.request(transaction: mirror.transactionID(number), maxOperations: maxOperations)
-            } catch {
-                counters.withLock { $0.rejected += 1 }
-                return .failure(error)
-            }
-            let outcome = await send(request, number: number)
-            switch outcome {
-            case .committed(let revision):
-                counters.withLock { counters in
-                    counters.requests += 1
-                    counters.batches += 1
-                    counters.largestBatch = max(counters.largestBatch, 1)
-                }
-                let changeSet = mirror.changeSet(at: revision)
-                    ?? ChangeSet(revision: Revision(revision), changes: transaction.changes)
-                return .success(Committed(value: value, changeSet: changeSet))
-            case .raced:
-                continue
-            case .failed(let error):
-                counters.withLock { $0.failedBatches += 1 }
-                return .failure(error)
-            }
-        }
-    }
-
-    enum SendOutcome {
-        /// Applied at this revision, and the mirror has it.
+    /// How a request's transaction ended.
+    enum SendOutcome: Sendable {
+        /// Applied at this revision.
         case committed(Int64)
         /// A compare failed: nothing applied, the mirror has caught up.
         case raced
@@ -62,14 +14,10 @@ extension EtcdPropertyStorage {
 
     /// Sends one transaction and learns its fate; an outcome etcd could not
     /// tell is looked up by the transaction's id in `head`.
-    private func send(_ request: EtcdWriteBatch.Request, number: UInt64) async -> SendOutcome {
+    func send(_ compares: [EtcdCompare], _ operations: [EtcdOperation], number: UInt64) async -> SendOutcome {
         do {
-            let result = try await etcd.txn(
-                request.compares, success: request.operations, failure: [.range(.key(mirror.layout.head))])
-            if result.succeeded {
-                await mirror.wait(for: result.revision)
-                return .committed(result.revision)
-            }
+            let result = try await etcd.txn(compares, success: operations, failure: [.range(.key(mirror.layout.head))])
+            if result.succeeded { return .committed(result.revision) }
             // Every write request changes `head`: once the mirror has head's
             // revision, it has whatever made the compare fail.
             if case .range(let read)? = result.results.first {

@@ -10,9 +10,11 @@ import Synchronization
 ///
 /// - **Writes**: each request is one etcd transaction, so one revision
 ///   (etcd's, which skips numbers other writes use). The body runs on the
-///   node's mirror of the space; the transaction commits only if nothing the
-///   body read changed meanwhile (`mod_revision` compares). Otherwise nothing
-///   is applied and the body runs again on the newer space.
+///   node's space as the requests before it leave it; the transaction
+///   commits only if nothing the body read changed meanwhile (`mod_revision`
+///   compares). Otherwise nothing is applied and the body runs again on the
+///   newer space. Up to ``WritePipeline/maxInFlight`` transactions are in
+///   flight at once (``WritePipeline``).
 /// - **Reads** of the present come from the mirror, which one watch of the
 ///   prefix keeps current; a request is answered once its node's mirror
 ///   has it, so a connection reads its own writes. The past comes from
@@ -35,18 +37,13 @@ public final class EtcdPropertyStorage: PropertyStorage {
     public let maxOperations: Int
     let etcd: EtcdClient
     let mirror: SpaceMirror
-    let jobs: AsyncStream<WriteJob>.Continuation
+    let writerEvents: AsyncStream<WriterEvent>.Continuation
     let counters = Mutex(WriteStatistics())
     let sequence = Atomic<UInt64>(0)
-    /// The mirror's revision when the previous request's body ran (writer only).
+    /// The writer's revision of the space when the previous request's body ran (writer only).
     let engineSeen = Atomic<Int64>(0)
     private let isClosed = Atomic<Bool>(false)
     private let tasks = Mutex<[Task<Void, Never>]>([])
-
-    /// A queued write request, its type erased.
-    struct WriteJob: Sendable {
-        var run: @Sendable (EtcdPropertyStorage) async -> Void
-    }
 
     /// Reads the space under `prefix` and starts following it.
     ///
@@ -74,15 +71,15 @@ public final class EtcdPropertyStorage: PropertyStorage {
         self.maxOperations = maxOperations
         var generator = SystemRandomNumberGenerator()
         mirror = SpaceMirror(layout: layout, node: String(generator.next() as UInt64, radix: 36))
-        (pendingStream, jobs) = AsyncStream.makeStream(of: WriteJob.self)
+        (writerStream, writerEvents) = AsyncStream.makeStream(of: WriterEvent.self)
     }
 
-    private let pendingStream: AsyncStream<WriteJob>
+    private let writerStream: AsyncStream<WriterEvent>
 
     private func start() {
-        let stream = pendingStream
+        let stream = writerStream
         let writer = Task { [self] in
-            for await job in stream { await job.run(self) }
+            await WritePipeline(storage: self).run(stream)
         }
         let follower = Task { [self] in await follow() }
         tasks.withLock { $0 = [writer, follower] }
@@ -125,13 +122,15 @@ public final class EtcdPropertyStorage: PropertyStorage {
 
     // MARK: Writing
 
-    /// Every origin alike: each request is its own etcd transaction, sent
-    /// from this store's writer task in submission order. Committing on an
-    /// event loop at the end of its tick, as the SQLite store does for a
-    /// loop's lone write, would save a thread hop against a round trip to
-    /// an etcd quorum, and would block the loop on the network. Either
-    /// rollback choice holds: a body that throws leaves its write batch
-    /// unsent, so nothing of it reaches etcd.
+    /// Each request is its own etcd transaction, its body run on this
+    /// store's writer task in submission order (``WritePipeline``). A loop's
+    /// lone call may overlap other requests; any other write keeps its place
+    /// (``WriteJob/ordered``): a connection's pipelined calls commit in the
+    /// order sent. Committing on an event loop at the end of its tick, as
+    /// the SQLite store does for a loop's lone write, would block the loop
+    /// on a round trip to an etcd quorum. Either rollback choice holds: a
+    /// body that throws leaves its write batch unsent, so nothing of it
+    /// reaches etcd.
     public func submit<T: Sendable>(_ submission: WriteSubmission<T>) {
         let body = submission.body
         let completion = submission.completion
@@ -139,10 +138,17 @@ public final class EtcdPropertyStorage: PropertyStorage {
             completion(.failure(StoreError.closed))
             return
         }
-        let job = WriteJob { storage in
-            completion(await storage.commit(body))
-        }
-        if case .terminated = jobs.yield(job) { completion(.failure(StoreError.closed)) }
+        let alone = if case .loop(_, alone: true) = submission.origin { true } else { false }
+        let job = WriteJob(ordered: !alone) { transaction in
+            do {
+                let value = try body(&transaction)
+                return { outcome in completion(outcome.map { Committed(value: value, changeSet: $0) }) }
+            } catch {
+                completion(.failure(error))
+                return nil
+            }
+        } refuse: { completion(.failure($0)) }
+        if case .terminated = writerEvents.yield(.submitted(job)) { completion(.failure(StoreError.closed)) }
     }
 
     public func onCommit(_ observer: (@Sendable ([ChangeSet]) -> Void)?) {
@@ -166,7 +172,7 @@ public final class EtcdPropertyStorage: PropertyStorage {
 
     public func close() {
         guard !isClosed.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        jobs.finish()
+        writerEvents.yield(.closing)
         let running = tasks.withLock { $0 }
         Task {
             // Queued writes still commit; then the watch stops.

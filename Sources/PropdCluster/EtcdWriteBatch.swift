@@ -46,8 +46,20 @@ final class EtcdWriteBatch: WriteBatchStorage {
 
     /// What etcd is to apply, and on which condition.
     struct Request {
-        var compares: [EtcdCompare]
+        /// A row the request read, with the `mod_revision` it had; negative
+        /// (`-sequence`) when a request etcd has not applied yet wrote it.
+        struct Guard {
+            var place: SpaceLayout.Place
+            var key: [UInt8]
+            var modRevision: Int64
+        }
+
+        /// The compares: each row unchanged since it was read.
+        var guards: [Guard]
         var operations: [EtcdOperation]
+        /// The request read a whole table: it is guarded by `head` alone
+        /// and must not overlap other requests.
+        var readWholeTables: Bool
     }
 
     /// The request as one etcd transaction that also writes `transaction`
@@ -61,14 +73,14 @@ final class EtcdWriteBatch: WriteBatchStorage {
         guard operations.count <= maxOperations else {
             throw .limitExceeded(limit: "etcd --max-txn-ops (\(operations.count) operations)", maximum: maxOperations)
         }
-        let headCompare = EtcdCompare(.key(layout.head), .equal, .modRevision(base.head))
         if readWholeTables || guarded.count >= maxOperations {
-            return Request(compares: [headCompare], operations: operations)
+            let head = Request.Guard(place: .head, key: layout.head, modRevision: base.head)
+            return Request(guards: [head], operations: operations, readWholeTables: true)
         }
-        let compares = guarded.map { place, revision in
-            EtcdCompare(.key(etcdKey(place)), .equal, .modRevision(revision))
+        let guards = guarded.map { place, revision in
+            Request.Guard(place: place, key: etcdKey(place), modRevision: revision)
         }
-        return Request(compares: compares, operations: operations)
+        return Request(guards: guards, operations: operations, readWholeTables: false)
     }
 
     private func etcdKey(_ place: SpaceLayout.Place) -> [UInt8] {

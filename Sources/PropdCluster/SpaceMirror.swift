@@ -3,13 +3,17 @@ import PropdEtcd
 import Synchronization
 
 /// One node's copy of the property space, fed by one etcd watch of the
-/// prefix from the revision it was read at.
+/// prefix from the revision it was read at, and by the node's own
+/// transactions as etcd acknowledges them.
 ///
 /// Every revision that touches the prefix is applied whole, in order; after
 /// each, the commit observer gets its ``ChangeSet`` and then the writers
 /// waiting for that revision resume — so a node's subscribers see every
 /// node's writes in revision order, and a request is answered only once its
-/// node can read it back.
+/// node can read it back. A revision of the node's own is applied from its
+/// transaction as soon as the mirror stands at the revision before it (etcd
+/// gave the transaction that whole revision), without waiting for the watch
+/// to bring it back; the watch's copy is then skipped.
 final class SpaceMirror: Sendable {
     /// What the lock guards besides the space itself.
     struct Shared: Sendable {
@@ -20,6 +24,17 @@ final class SpaceMirror: Sendable {
         var recentAfter: Int64 = 0
         /// This node's transaction ids seen in `head`, with their revision.
         var ownTransactions: [UInt64: Int64] = [:]
+        /// This node's acknowledged transactions the mirror is not at yet,
+        /// by revision: each is applied once the mirror reaches the one before.
+        var ownAhead: [Int64: [EtcdOperation]] = [:]
+        /// Applied revisions not yet handed to the observers, in order.
+        var undelivered: [Delivery] = []
+        /// One thread at a time hands revisions to the observers, in order.
+        var delivering = false
+        /// Every revision up to this one reached the observers.
+        var delivered: Int64 = 0
+        /// Applied revisions the writer has not folded into its copy yet.
+        var writerLog = WriterLog()
         var waiters: [(revision: Int64, continuation: CheckedContinuation<Void, Never>)] = []
         var observer: (@Sendable ([ChangeSet]) -> Void)?
         /// The last revision at which another node changed what a binding
@@ -29,6 +44,24 @@ final class SpaceMirror: Sendable {
         var foreignEngineObserver: (@Sendable () -> Void)?
     }
 
+    /// An applied revision on its way to the observers (`changeSet` is
+    /// `nil` for a progress notification: nothing changed up to `revision`).
+    struct Delivery: Sendable {
+        var revision: Int64
+        var changeSet: ChangeSet?
+        var foreignEngineChange: Bool
+    }
+
+    /// The revisions applied since the writer last looked, so it can keep
+    /// its own copy of the space current without copying the mirror's.
+    struct WriterLog: Sendable {
+        /// Each applied revision's events, and the node's own transaction
+        /// sequence number when it was one of this node's.
+        var revisions: [(revision: Int64, events: [EtcdEvent], own: UInt64?)] = []
+        /// The space was read anew (or the log overflowed): the writer starts again from it.
+        var restarted = true
+    }
+
     let layout: SpaceLayout
     /// Identifies this node's transactions in `head` (`NODE-SEQUENCE`).
     let node: String
@@ -36,6 +69,9 @@ final class SpaceMirror: Sendable {
     let recentLimit: Int
     let shared = Mutex(Shared())
     private let ownTransactionLimit: UInt64 = 4096
+    /// How many revisions the writer's log holds before the writer must
+    /// start again from the space (an idle writer).
+    private let writerLogLimit = 4096
 
     init(layout: SpaceLayout, node: String, recentLimit: Int = 4096) {
         self.layout = layout
@@ -59,8 +95,11 @@ final class SpaceMirror: Sendable {
             shared.space = space
             shared.recent = []
             shared.recentAfter = read.revision
+            shared.ownAhead = shared.ownAhead.filter { $0.key > read.revision }
+            shared.writerLog = WriterLog()
+            shared.undelivered.append(Delivery(revision: read.revision, changeSet: nil, foreignEngineChange: false))
         }
-        resumeWaiters()
+        deliver()
     }
 
     /// Follows the prefix from the loaded revision until cancelled; throws
@@ -75,77 +114,154 @@ final class SpaceMirror: Sendable {
         }
     }
 
-    /// Applies the events of one or more whole revisions.
+    /// Applies the events of one or more whole revisions; a revision the
+    /// mirror already has (one of this node's) is skipped.
     func apply(_ events: [EtcdEvent]) {
         var index = events.startIndex
         while index < events.endIndex {
             let revision = events[index].keyValue.modRevision
             var end = index
             while end < events.endIndex, events[end].keyValue.modRevision == revision { end += 1 }
-            let (changeSet, foreign) = shared.withLock { shared in
-                var changes: [Change] = []
-                var own = false
-                var engineTables = false
-                for event in events[index..<end] {
-                    let applied = shared.space.apply(event, layout: layout)
-                    if let change = applied.change { changes.append(change) }
-                    if case .row(let table, _)? = layout.place(of: event.keyValue.key), table != .property {
-                        engineTables = true
-                    }
-                    if let id = applied.transaction, let sequence = ownSequence(id) {
-                        own = true
-                        shared.ownTransactions[sequence] = revision
-                        // A writer looks its transaction up right after it
-                        // committed; old entries only matter to none.
-                        if shared.ownTransactions.count > 2 * ownTransactionLimit {
-                            shared.ownTransactions = shared.ownTransactions.filter { $0.key + ownTransactionLimit > sequence }
-                        }
-                    }
-                }
-                if engineTables && !own { shared.foreignEngineChange = revision }
-                shared.space.revision = revision
-                let changeSet = ChangeSet(revision: Revision(revision), changes: changes)
-                shared.recent.append(changeSet)
-                if shared.recent.count > recentLimit {
-                    let dropped = shared.recent.count - recentLimit
-                    shared.recentAfter = shared.recent[dropped - 1].revision.rawValue
-                    shared.recent.removeFirst(dropped)
-                }
-                return (changeSet, engineTables && !own)
+            let group = Array(events[index..<end])
+            shared.withLock { shared in
+                guard revision > shared.space.revision else { return }
+                apply(group, at: revision, to: &shared)
+                applyOwnAhead(&shared)
             }
-            let observers = shared.withLock { ($0.observer, $0.foreignEngineObserver) }
-            observers.0?([changeSet])
-            if foreign { observers.1?() }
-            resumeWaiters()
             index = end
         }
+        deliver()
+    }
+
+    /// Applies this node's transaction, acknowledged by etcd at `revision`,
+    /// as soon as the mirror stands at the revision before it.
+    func applyOwn(_ operations: [EtcdOperation], at revision: Int64) {
+        shared.withLock { shared in
+            guard revision > shared.space.revision else { return }
+            shared.ownAhead[revision] = operations
+            applyOwnAhead(&shared)
+        }
+        deliver()
     }
 
     /// Nothing changed under the prefix up to `revision`.
     func advance(to revision: Int64) {
-        shared.withLock { $0.space.revision = max($0.space.revision, revision) }
-        resumeWaiters()
-    }
-
-    private func resumeWaiters() {
-        let ready = shared.withLock { shared in
-            let revision = shared.space.revision
-            let ready = shared.waiters.filter { $0.revision <= revision }
-            shared.waiters.removeAll { $0.revision <= revision }
-            return ready
+        shared.withLock { shared in
+            guard revision > shared.space.revision else { return }
+            shared.space.revision = revision
+            shared.undelivered.append(Delivery(revision: revision, changeSet: nil, foreignEngineChange: false))
+            applyOwnAhead(&shared)
         }
-        for waiter in ready { waiter.continuation.resume() }
+        deliver()
     }
 
-    /// Returns once every change up to `revision` is applied.
+    /// Applies the node's acknowledged transactions that are next in line.
+    private func applyOwnAhead(_ shared: inout Shared) {
+        shared.ownAhead = shared.ownAhead.filter { $0.key > shared.space.revision }
+        while let operations = shared.ownAhead.removeValue(forKey: shared.space.revision + 1) {
+            let revision = shared.space.revision + 1
+            // Otherwise the watch brings the revision.
+            guard let events = shared.space.events(of: operations, at: revision, layout: layout) else { return }
+            apply(events, at: revision, to: &shared)
+        }
+    }
+
+    /// Applies one whole revision under the lock and queues it for the observers.
+    private func apply(_ events: [EtcdEvent], at revision: Int64, to shared: inout Shared) {
+        var changes: [Change] = []
+        var own: UInt64?
+        var engineTables = false
+        for event in events {
+            let applied = shared.space.apply(event, layout: layout)
+            if let change = applied.change { changes.append(change) }
+            if case .row(let table, _)? = layout.place(of: event.keyValue.key), table != .property {
+                engineTables = true
+            }
+            if let id = applied.transaction, let sequence = ownSequence(id) {
+                own = sequence
+                shared.ownTransactions[sequence] = revision
+                // A writer looks its transaction up right after it
+                // committed; old entries only matter to none.
+                if shared.ownTransactions.count > 2 * ownTransactionLimit {
+                    shared.ownTransactions = shared.ownTransactions.filter { $0.key + ownTransactionLimit > sequence }
+                }
+            }
+        }
+        let foreign = engineTables && own == nil
+        if foreign { shared.foreignEngineChange = revision }
+        shared.space.revision = revision
+        let changeSet = ChangeSet(revision: Revision(revision), changes: changes)
+        shared.recent.append(changeSet)
+        if shared.recent.count > recentLimit {
+            let dropped = shared.recent.count - recentLimit
+            shared.recentAfter = shared.recent[dropped - 1].revision.rawValue
+            shared.recent.removeFirst(dropped)
+        }
+        if shared.writerLog.revisions.count < writerLogLimit {
+            shared.writerLog.revisions.append((revision, events, own))
+        } else {
+            shared.writerLog = WriterLog()
+        }
+        shared.undelivered.append(Delivery(revision: revision, changeSet: changeSet, foreignEngineChange: foreign))
+    }
+
+    /// Hands applied revisions to the observers in revision order, then
+    /// resumes the writers waiting for them. Whichever thread finds the
+    /// delivery idle does it; the others leave their revisions to it.
+    private func deliver() {
+        while true {
+            let taken: (deliveries: [Delivery], observer: (@Sendable ([ChangeSet]) -> Void)?,
+                foreign: (@Sendable () -> Void)?)? = shared.withLock { shared in
+                    guard !shared.delivering, !shared.undelivered.isEmpty else { return nil }
+                    shared.delivering = true
+                    defer { shared.undelivered = [] }
+                    return (shared.undelivered, shared.observer, shared.foreignEngineObserver)
+                }
+            guard let taken else { return }
+            for delivery in taken.deliveries {
+                if let changeSet = delivery.changeSet { taken.observer?([changeSet]) }
+                if delivery.foreignEngineChange { taken.foreign?() }
+            }
+            let ready = shared.withLock { shared in
+                shared.delivering = false
+                shared.delivered = max(shared.delivered, taken.deliveries.last?.revision ?? 0)
+                let delivered = shared.delivered
+                let ready = shared.waiters.filter { $0.revision <= delivered }
+                shared.waiters.removeAll { $0.revision <= delivered }
+                return ready
+            }
+            for waiter in ready { waiter.continuation.resume() }
+        }
+    }
+
+    /// Returns once every change up to `revision` is applied and reached the observers.
     func wait(for revision: Int64) async {
         await withCheckedContinuation { continuation in
             let now = shared.withLock { shared in
-                if shared.space.revision >= revision { return true }
+                if shared.delivered >= revision { return true }
                 shared.waiters.append((revision, continuation))
                 return false
             }
             if now { continuation.resume() }
+        }
+    }
+
+    /// The space now, for a writer that starts again from it (its log emptied).
+    func restartWriter() -> SpaceState {
+        shared.withLock { shared in
+            shared.writerLog = WriterLog(revisions: [], restarted: false)
+            return shared.space
+        }
+    }
+
+    /// Takes the revisions applied since the writer last looked.
+    func takeWriterLog() -> (log: WriterLog, space: SpaceState?) {
+        shared.withLock { shared in
+            let log = shared.writerLog
+            shared.writerLog = WriterLog(revisions: [], restarted: false)
+            // A new start's space already holds the revisions logged since.
+            guard log.restarted else { return (log, nil) }
+            return (WriterLog(revisions: [], restarted: true), shared.space)
         }
     }
 

@@ -106,3 +106,44 @@ struct SpaceState: Sendable {
             revision: Revision(row.modRevision))
     }
 }
+
+extension SpaceState {
+    /// The `create_revision` of the row at `place`, `nil` when it is absent.
+    func createRevision(of place: SpaceLayout.Place) -> Int64? {
+        switch place {
+        case .head: return head == 0 ? nil : head
+        case .row(let table, let key):
+            switch table {
+            case .property: return properties[key]?.created.rawValue
+            case .binding: return bindings[key]?.createRevision
+            case .state: return states[key]?.createRevision
+            case .file: return files[key]?.createRevision
+            case .command: return commands[key]?.createRevision
+            case .expiry: return expiries[key]?.createRevision
+            }
+        }
+    }
+
+    /// The events etcd reports for a transaction that wrote `operations`
+    /// at `revision` on this space: a put keeps the row's creation (or
+    /// creates it at `revision`); a delete of an absent key is no event.
+    /// `nil` for a range delete, whose keys only etcd's events tell.
+    func events(of operations: [EtcdOperation], at revision: Int64, layout: SpaceLayout) -> [EtcdEvent]? {
+        if operations.contains(where: { if case .delete(let range) = $0 { !range.rangeEnd.isEmpty } else { false } }) {
+            return nil
+        }
+        return operations.compactMap { operation in
+            switch operation {
+            case .put(let key, let value, let lease):
+                let created = layout.place(of: key).flatMap { createRevision(of: $0) } ?? revision
+                return EtcdEvent(kind: .put, keyValue: EtcdKeyValue(
+                    key: key, value: value, createRevision: created, modRevision: revision, lease: lease))
+            case .delete(let range):
+                guard let place = layout.place(of: range.key), createRevision(of: place) != nil else { return nil }
+                return EtcdEvent(kind: .delete, keyValue: EtcdKeyValue(key: range.key, value: [], modRevision: revision))
+            case .range:
+                return nil
+            }
+        }
+    }
+}

@@ -1,0 +1,330 @@
+import PropdCore
+import PropdEtcd
+import PropdStore
+
+/// A write request in the writer's hands, its result type erased; it runs
+/// again after a lost race.
+struct WriteJob: Sendable {
+    /// Answers the request once its fate is known.
+    typealias Answer = @Sendable (Result<ChangeSet, any Error>) -> Void
+
+    /// It must not overlap the requests around it: it is sent once every
+    /// earlier request is acknowledged, and no later one before it is.
+    var ordered: Bool
+    /// Runs the body; returns how to answer, or `nil` when the body threw
+    /// (and the request is answered already).
+    var run: @Sendable (inout WriteTransaction) -> Answer?
+    /// Answers without running: the store is closed.
+    var refuse: @Sendable (any Error) -> Void
+}
+
+/// What reaches the writer task.
+enum WriterEvent: Sendable {
+    case submitted(WriteJob)
+    /// The transaction of request `sequence` came back.
+    case sent(UInt64, EtcdPropertyStorage.SendOutcome)
+    /// After a failed request: the mirror has every revision acknowledged.
+    case caughtUp
+    /// The store closes: finish what was submitted, then stop.
+    case closing
+}
+
+/// The node's writer: runs each request's body on the space as the
+/// requests before it leave it, and keeps up to ``maxInFlight`` of their
+/// transactions in flight to etcd at once.
+///
+/// Requests that touch different rows overlap; a request that read a row an
+/// earlier one writes is sent once that one is acknowledged, with its compare
+/// on the row filled in from the acknowledged revision. A request that must
+/// keep its place (``WriteJob/ordered``: a connection's pipelined call,
+/// a timer, one that read a whole table) waits for every earlier one and
+/// holds back every later one. When a transaction fails (a lost race, etcd
+/// unavailable), every request whose body ran after it and is not sent yet
+/// runs again, in order, once the sent ones came back and the mirror caught
+/// up — the binding engine is rebuilt first, as its memory saw writes that
+/// did not happen.
+final class WritePipeline {
+    /// How many requests may be sent or waiting to be sent.
+    static let maxInFlight = 64
+
+    private struct Entry {
+        enum State {
+            case held, sent, acknowledged(Int64)
+        }
+
+        var job: WriteJob
+        var answer: WriteJob.Answer
+        var request: EtcdWriteBatch.Request
+        var changes: [Change]
+        /// Per guard (by index), the pending requests whose revisions its compare waits for.
+        var waitingOn: [Int: Set<UInt64>]
+        /// Per guard (by index), the newest revision of those already acknowledged.
+        var resolved: [Int: Int64]
+        var ordered: Bool
+        var state: State
+    }
+
+    private let storage: EtcdPropertyStorage
+    private var space: WriterSpace
+    private var entries: [UInt64: Entry] = [:]
+    /// The entries' sequence numbers, ascending: the order their bodies ran.
+    private var order: [UInt64] = []
+    private var unacknowledged = 0
+    private var waiting: [WriteJob] = []
+    private var waitingStart = 0
+    /// Requests to run again, by their previous sequence number, before any waiting one.
+    private var reruns: [(sequence: UInt64, job: WriteJob)] = []
+    /// How far the recovery from a failed transaction is; no body runs meanwhile.
+    private enum Recovery {
+        /// Some sent transactions have not come back yet.
+        case awaitingSent
+        /// The mirror is catching up with every acknowledged revision.
+        case catchingUp
+    }
+
+    private var recovery: Recovery?
+    private var rebuildEngine = false
+    private var lastExpected: Int64 = 0
+    private var newestAcknowledged: Int64 = 0
+    private var closing = false
+
+    init(storage: EtcdPropertyStorage) {
+        self.storage = storage
+        space = WriterSpace(layout: storage.mirror.layout)
+    }
+
+    /// Handles the writer's events until the store closed and every
+    /// request submitted before is answered.
+    func run(_ events: AsyncStream<WriterEvent>) async {
+        var finished = false
+        for await event in events {
+            switch event {
+            case .submitted(let job):
+                // Submitted while the store closed, after the writer finished.
+                if finished { job.refuse(StoreError.closed) } else { waiting.append(job) }
+            case .sent(let sequence, let outcome): sent(sequence, outcome)
+            case .caughtUp: caughtUp()
+            case .closing: closing = true
+            }
+            pump()
+            if closing, isIdle, !finished {
+                finished = true
+                storage.writerEvents.finish()
+            }
+        }
+        // Acknowledged requests are answered once the mirror has them.
+        await storage.mirror.wait(for: newestAcknowledged)
+    }
+
+    private var isIdle: Bool {
+        unacknowledged == 0 && reruns.isEmpty && waitingStart == waiting.count && recovery == nil
+    }
+
+    // MARK: Running bodies
+
+    private func pump() {
+        guard recovery == nil else { return }
+        while unacknowledged < Self.maxInFlight, let job = nextJob() {
+            prepare(job)
+        }
+        sendReady()
+    }
+
+    private func nextJob() -> WriteJob? {
+        if !reruns.isEmpty { return reruns.removeFirst().job }
+        guard waitingStart < waiting.count else { return nil }
+        let job = waiting[waitingStart]
+        waitingStart += 1
+        if waitingStart > 1024, waitingStart * 2 > waiting.count {
+            waiting.removeFirst(waitingStart)
+            waitingStart = 0
+        }
+        return job
+    }
+
+    /// Runs `job`'s body on the space as the requests before it leave it.
+    private func prepare(_ job: WriteJob) {
+        for sequence in space.catchUp(with: storage.mirror) { applied(sequence) }
+        let sequence = storage.sequence.add(1, ordering: .relaxed).newValue
+        guard let (answer, request, changes, expected) = runBody(job, sequence: sequence) else { return }
+        lastExpected = expected
+        var waitingOn: [Int: Set<UInt64>] = [:]
+        var resolved: [Int: Int64] = [:]
+        for (index, row) in request.guards.enumerated() where row.modRevision < 0 {
+            for writer in space.writers(of: row.place) {
+                if case .acknowledged(let revision)? = entries[writer]?.state {
+                    resolved[index] = max(resolved[index] ?? 0, revision)
+                } else {
+                    waitingOn[index, default: []].insert(writer)
+                }
+            }
+        }
+        entries[sequence] = Entry(
+            job: job, answer: answer, request: request, changes: changes, waitingOn: waitingOn, resolved: resolved,
+            ordered: job.ordered || request.readWholeTables, state: .held)
+        order.append(sequence)
+        unacknowledged += 1
+        space.add(sequence, request.operations)
+    }
+
+    /// The body's run, its transaction, and the revision it was told;
+    /// `nil` when it was refused (and answered). Its own scope, so the
+    /// batch's copy of the space is gone before the space changes again.
+    private func runBody(_ job: WriteJob, sequence: UInt64)
+        -> (WriteJob.Answer, EtcdWriteBatch.Request, [Change], Int64)?
+    {
+        let foreign = storage.mirror.shared.withLock { $0.foreignEngineChange }
+        let seen = storage.engineSeen.exchange(space.space.revision, ordering: .relaxed)
+        let changedElsewhere = rebuildEngine || foreign > seen
+        rebuildEngine = false
+        // Revisions told to bodies only grow, but for a body after one that
+        // was refused: the engine learns from that reuse that it ran ahead.
+        let expected = max(space.space.revision, lastExpected) + 1
+        let batch = EtcdWriteBatch(layout: space.layout, base: space.space)
+        var transaction = WriteTransaction(
+            storage: batch, revision: Revision(expected), spaceChangedElsewhere: changedElsewhere)
+        guard let answer = job.run(&transaction) else {
+            storage.counters.withLock { $0.rejected += 1 }
+            return nil
+        }
+        do {
+            let request = try batch.request(
+                transaction: storage.mirror.transactionID(sequence), maxOperations: storage.maxOperations)
+            return (answer, request, transaction.changes, expected)
+        } catch {
+            storage.counters.withLock { $0.rejected += 1 }
+            answer(.failure(error))
+            return nil
+        }
+    }
+
+    // MARK: Sending
+
+    /// Sends every held request whose compares are known and whose place allows.
+    private func sendReady() {
+        var earlierUnacknowledged = false
+        var afterOrdered = false
+        for sequence in order {
+            guard let entry = entries[sequence] else { continue }
+            switch entry.state {
+            case .held:
+                if entry.waitingOn.isEmpty, !afterOrdered, !(entry.ordered && earlierUnacknowledged) {
+                    send(sequence, entry)
+                }
+            case .sent: break
+            case .acknowledged: continue
+            }
+            earlierUnacknowledged = true
+            if entry.ordered { afterOrdered = true }
+        }
+    }
+
+    private func send(_ sequence: UInt64, _ entry: Entry) {
+        entries[sequence]?.state = .sent
+        let compares = entry.request.guards.enumerated().map { index, row in
+            let revision = row.modRevision < 0 ? entry.resolved[index] ?? 0 : row.modRevision
+            return EtcdCompare(.key(row.key), .equal, .modRevision(revision))
+        }
+        let operations = entry.request.operations
+        let (answer, changes) = (entry.answer, entry.changes)
+        let storage = storage
+        Task {
+            let outcome = await storage.send(compares, operations, number: sequence)
+            if case .committed(let revision) = outcome {
+                storage.mirror.applyOwn(operations, at: revision)
+            }
+            storage.writerEvents.yield(.sent(sequence, outcome))
+            guard case .committed(let revision) = outcome else { return }
+            await storage.mirror.wait(for: revision)
+            answer(.success(storage.mirror.changeSet(at: revision)
+                ?? ChangeSet(revision: Revision(revision), changes: changes)))
+        }
+    }
+
+    // MARK: Outcomes
+
+    private func sent(_ sequence: UInt64, _ outcome: EtcdPropertyStorage.SendOutcome) {
+        guard let entry = entries[sequence] else { return }
+        unacknowledged -= 1
+        switch outcome {
+        case .committed(let revision):
+            storage.counters.withLock { counters in
+                counters.requests += 1
+                counters.batches += 1
+                counters.largestBatch = max(counters.largestBatch, unacknowledged + 1)
+            }
+            newestAcknowledged = max(newestAcknowledged, revision)
+            if space.isPending(sequence) {
+                entries[sequence]?.state = .acknowledged(revision)
+            } else {
+                entries[sequence] = nil
+            }
+            resolve(sequence, at: revision)
+        case .raced:
+            entries[sequence] = nil
+            recover(rerunning: (sequence, entry.job))
+        case .failed(let error):
+            storage.counters.withLock { $0.failedBatches += 1 }
+            entries[sequence] = nil
+            entry.answer(.failure(error))
+            recover(rerunning: nil)
+        }
+        catchUpWhenQuiet()
+    }
+
+    /// Fills in the compares waiting for request `sequence`'s revision.
+    private func resolve(_ sequence: UInt64, at revision: Int64) {
+        for waiter in order {
+            guard var entry = entries[waiter], case .held = entry.state, !entry.waitingOn.isEmpty else { continue }
+            for (index, writers) in entry.waitingOn where writers.contains(sequence) {
+                entry.resolved[index] = max(entry.resolved[index] ?? 0, revision)
+                if writers.count == 1 {
+                    entry.waitingOn[index] = nil
+                } else {
+                    entry.waitingOn[index]?.remove(sequence)
+                }
+            }
+            entries[waiter] = entry
+        }
+    }
+
+    /// Request `sequence` is in the mirror and the writer's space.
+    private func applied(_ sequence: UInt64) {
+        guard case .acknowledged? = entries[sequence]?.state else { return }
+        entries[sequence] = nil
+        if order.count > 2 * Self.maxInFlight { order.removeAll { entries[$0] == nil } }
+    }
+
+    /// After a failed transaction: every held request runs again, after
+    /// the sent ones came back and the mirror caught up with them.
+    private func recover(rerunning failed: (UInt64, WriteJob)?) {
+        var again = reruns
+        if let failed { again.append(failed) }
+        for sequence in order {
+            guard let entry = entries[sequence], case .held = entry.state else { continue }
+            again.append((sequence, entry.job))
+            entries[sequence] = nil
+            unacknowledged -= 1
+        }
+        reruns = again.sorted { $0.sequence < $1.sequence }
+        if recovery == nil { recovery = .awaitingSent }
+    }
+
+    private func catchUpWhenQuiet() {
+        guard recovery == .awaitingSent, unacknowledged == 0 else { return }
+        recovery = .catchingUp
+        let (storage, target) = (storage, newestAcknowledged)
+        Task {
+            await storage.mirror.wait(for: target)
+            storage.writerEvents.yield(.caughtUp)
+        }
+    }
+
+    private func caughtUp() {
+        space.reset(to: storage.mirror.restartWriter())
+        entries = [:]
+        order = []
+        recovery = nil
+        rebuildEngine = true
+    }
+}
