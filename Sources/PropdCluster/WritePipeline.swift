@@ -85,6 +85,9 @@ final class WritePipeline {
     private var recovery: Recovery?
     private var rebuildEngine = false
     private var lastExpected: Int64 = 0
+    /// The revision the last body was told, when it was refused: the next
+    /// body is told the same, so an engine it changed is rebuilt (``EngineState``).
+    private var refusedExpected: Int64?
     private var newestAcknowledged: Int64 = 0
     private var closing = false
 
@@ -150,7 +153,9 @@ final class WritePipeline {
         lastExpected = expected
         var waitingOn: [Int: Set<UInt64>] = [:]
         var resolved: [Int: Int64] = [:]
-        for (index, row) in request.guards.enumerated() where row.modRevision < 0 {
+        // A row a pending request wrote (or deleted: it reads as absent)
+        // is compared once that request's revision is known.
+        for (index, row) in request.guards.enumerated() where row.modRevision <= 0 {
             for writer in space.writers(of: row.place) {
                 if case .acknowledged(let revision)? = entries[writer]?.state {
                     resolved[index] = max(resolved[index] ?? 0, revision)
@@ -179,12 +184,14 @@ final class WritePipeline {
         rebuildEngine = false
         // Revisions told to bodies only grow, but for a body after one that
         // was refused: the engine learns from that reuse that it ran ahead.
-        let expected = max(space.space.revision, lastExpected) + 1
+        let expected = refusedExpected ?? max(space.space.revision, lastExpected) + 1
+        refusedExpected = nil
         let batch = EtcdWriteBatch(layout: space.layout, base: space.space)
         var transaction = WriteTransaction(
             storage: batch, revision: Revision(expected), spaceChangedElsewhere: changedElsewhere)
         guard let answer = job.run(&transaction) else {
             storage.counters.withLock { $0.rejected += 1 }
+            refusedExpected = expected
             return nil
         }
         do {
@@ -193,6 +200,7 @@ final class WritePipeline {
             return (answer, request, transaction.changes, expected)
         } catch {
             storage.counters.withLock { $0.rejected += 1 }
+            refusedExpected = expected
             answer(.failure(error))
             return nil
         }
@@ -222,6 +230,7 @@ final class WritePipeline {
     private func send(_ sequence: UInt64, _ entry: Entry) {
         entries[sequence]?.state = .sent
         let compares = entry.request.guards.enumerated().map { index, row in
+            // A row deleted by a pending request stays absent: 0.
             let revision = row.modRevision < 0 ? entry.resolved[index] ?? 0 : row.modRevision
             return EtcdCompare(.key(row.key), .equal, .modRevision(revision))
         }
@@ -257,7 +266,7 @@ final class WritePipeline {
             if space.isPending(sequence) {
                 entries[sequence]?.state = .acknowledged(revision)
             } else {
-                entries[sequence] = nil
+                forget(sequence)
             }
             resolve(sequence, at: revision)
         case .raced:
@@ -291,6 +300,10 @@ final class WritePipeline {
     /// Request `sequence` is in the mirror and the writer's space.
     private func applied(_ sequence: UInt64) {
         guard case .acknowledged? = entries[sequence]?.state else { return }
+        forget(sequence)
+    }
+
+    private func forget(_ sequence: UInt64) {
         entries[sequence] = nil
         if order.count > 2 * Self.maxInFlight { order.removeAll { entries[$0] == nil } }
     }
