@@ -13,6 +13,14 @@ extension EtcdClient {
         _ replay: EtcdReplay,
         _ attempt: (EtcdConnection) async throws -> Result
     ) async throws -> Result {
+        try await withFailover(replay, member: { member in try await member.withConnection(attempt) })
+    }
+
+    /// ``withFailover(_:_:)`` for a request that picks its route on the member itself.
+    func withFailover<Result: Sendable>(
+        _ replay: EtcdReplay,
+        member attempt: (EtcdMember) async throws -> Result
+    ) async throws -> Result {
         let clock = ContinuousClock()
         var giveUpAt: ContinuousClock.Instant?
         var pause = Duration.milliseconds(50)
@@ -20,7 +28,7 @@ extension EtcdClient {
             var lastCause: (any Error)?
             for member in memberOrder() {
                 do {
-                    let result = try await member.withConnection(attempt)
+                    let result = try await attempt(member)
                     prefer(member)
                     return result
                 } catch {

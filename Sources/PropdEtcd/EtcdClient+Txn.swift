@@ -25,8 +25,8 @@ extension EtcdClient {
         request.success = success.map(\.message)
         request.failure = failure.map(\.message)
         let writes = success.contains(where: \.isWrite) || failure.contains(where: \.isWrite)
-        return try await withFailover(writes ? .unsafe : .safe) { member in
-            EtcdTxnResult(try await member.kv.txn(request, metadata: EtcdMember.requireLeader, options: callOptions))
-        }
+        return try await withFailover(writes ? .unsafe : .safe, member: { member in
+            EtcdTxnResult(try await member.gateway.txn(request))
+        })
     }
 }

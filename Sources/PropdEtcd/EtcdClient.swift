@@ -54,6 +54,7 @@ public final class EtcdClient: Sendable {
         members = try configuration.endpoints.map {
             try EtcdMember(
                 $0, reconnectAfterAtMost: configuration.reconnectAfterAtMost,
+                requestTimeout: configuration.requestTimeout,
                 eventLoopGroup: configuration.eventLoopGroup ?? MultiThreadedEventLoopGroup.singleton)
         }
     }

@@ -47,8 +47,15 @@ final class EtcdMember: Sendable {
         var isShutDown = false
     }
 
-    init(_ endpoint: EtcdEndpoint, reconnectAfterAtMost: Duration, eventLoopGroup: any EventLoopGroup) throws {
+    /// The member's JSON gateway, for transactions.
+    let gateway: EtcdGateway
+
+    init(
+        _ endpoint: EtcdEndpoint, reconnectAfterAtMost: Duration, requestTimeout: Duration,
+        eventLoopGroup: any EventLoopGroup
+    ) throws {
         self.endpoint = endpoint
+        gateway = EtcdGateway(endpoint, requestTimeout: requestTimeout, eventLoopGroup: eventLoopGroup)
         self.reconnectAfterAtMost = reconnectAfterAtMost
         self.eventLoopGroup = eventLoopGroup
         let first = try EtcdConnection(
@@ -84,6 +91,7 @@ final class EtcdMember: Sendable {
         }
         madeContinuation.finish()
         for connection in connections { connection.grpc.beginGracefulShutdown() }
+        gateway.shutdown()
     }
 
     private func checkOut() -> EtcdConnection {
