@@ -50,12 +50,14 @@ extension EtcdWriteBatch {
         let value = BindingValue(expression: binding.expression, sources: binding.sources)
         bindings[binding.key] = .some(value)
         put(.binding, binding.key, value.bytes)
+        markBindingsChanged()
     }
 
     func removeBinding(_ key: Key) throws(StoreError) -> Bool {
         guard try binding(key) != nil else { return false }
         bindings[key] = .some(nil)
         remove(.binding, key)
+        markBindingsChanged()
         // The file mark goes with the binding.
         try unmarkFileBinding(key)
         return true

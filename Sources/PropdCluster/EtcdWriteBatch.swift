@@ -77,8 +77,11 @@ final class EtcdWriteBatch: WriteBatchStorage {
             let head = Request.Guard(place: .head, key: layout.head, modRevision: base.head)
             return Request(guards: [head], operations: operations, readWholeTables: true)
         }
-        let guards = guarded.map { place, revision in
+        var guards = guarded.map { place, revision in
             Request.Guard(place: place, key: etcdKey(place), modRevision: revision)
+        }
+        if guarded[.bindings] == nil {
+            guards.append(Request.Guard(place: .bindings, key: layout.bindings, modRevision: base.bindingsChanged))
         }
         return Request(guards: guards, operations: operations, readWholeTables: false)
     }
@@ -86,6 +89,7 @@ final class EtcdWriteBatch: WriteBatchStorage {
     private func etcdKey(_ place: SpaceLayout.Place) -> [UInt8] {
         switch place {
         case .head: layout.head
+        case .bindings: layout.bindings
         case .row(let table, let key): layout.key(table, key)
         }
     }
@@ -101,6 +105,12 @@ final class EtcdWriteBatch: WriteBatchStorage {
 
     func remove(_ table: SpaceLayout.Table, _ key: Key) {
         record(layout.key(table, key), .delete(.key(layout.key(table, key))))
+    }
+
+    /// A binding changes: `bindings` is written, compared like a row read.
+    func markBindingsChanged() {
+        if guarded[.bindings] == nil { guarded[.bindings] = base.bindingsChanged }
+        record(layout.bindings, .put(key: layout.bindings, value: []))
     }
 
     private func record(_ etcdKey: [UInt8], _ operation: EtcdOperation) {

@@ -12,13 +12,16 @@ import PropdEtcd
 /// PREFIX c/KEY   a command (created once)
 /// PREFIX x/KEY   when it expires (milliseconds since the epoch)
 /// PREFIX head    written by every write request: its transaction id
+/// PREFIX bindings  written by every request that changes a binding
 /// ```
 ///
 /// A property's revision and creation are etcd's `mod_revision` and
 /// `create_revision` of its `p/` key, so nothing stored depends on the
 /// revision a request will get. `head` changes in every write request, so a
 /// request that read a whole table (a pattern, every binding) is guarded by
-/// one compare on it.
+/// one compare on it. Every request compares `bindings`: a node whose
+/// engine has not seen another node's new binding yet cannot commit a write
+/// without the derived values that binding computes.
 struct SpaceLayout: Sendable {
     /// The tables, each a key range named by one letter.
     enum Table: UInt8, Sendable, CaseIterable {
@@ -34,6 +37,7 @@ struct SpaceLayout: Sendable {
     enum Place: Sendable, Hashable {
         case row(Table, Key)
         case head
+        case bindings
     }
 
     let prefix: [UInt8]
@@ -48,6 +52,7 @@ struct SpaceLayout: Sendable {
 
     var everything: EtcdKeyRange { .prefix(prefix) }
     var head: [UInt8] { prefix + Array("head".utf8) }
+    var bindings: [UInt8] { prefix + Array("bindings".utf8) }
 
     func key(_ table: Table, _ key: Key) -> [UInt8] {
         prefix + [table.rawValue, UInt8(ascii: "/")] + Array(key.rawValue.utf8)
@@ -63,6 +68,7 @@ struct SpaceLayout: Sendable {
         guard etcdKey.count > prefix.count, etcdKey.starts(with: prefix) else { return nil }
         let rest = etcdKey[prefix.count...]
         if rest.elementsEqual("head".utf8) { return .head }
+        if rest.elementsEqual("bindings".utf8) { return .bindings }
         guard rest.count > 2, let table = Table(rawValue: rest[rest.startIndex]),
             rest[rest.startIndex + 1] == UInt8(ascii: "/"),
             let key = try? Key(String(decoding: rest.dropFirst(2), as: UTF8.self))

@@ -27,6 +27,8 @@ struct SpaceState: Sendable {
     var revision: Int64 = 0
     /// The `mod_revision` of `head` (0 before the first write request).
     var head: Int64 = 0
+    /// The `mod_revision` of `bindings` (0 before the first binding).
+    var bindingsChanged: Int64 = 0
     var properties: [Key: MirroredProperty] = [:]
     var bindings: [Key: MirrorRow<BindingValue>] = [:]
     var states: [Key: MirrorRow<JSONValue>] = [:]
@@ -38,6 +40,7 @@ struct SpaceState: Sendable {
     func modRevision(of place: SpaceLayout.Place) -> Int64 {
         switch place {
         case .head: return head
+        case .bindings: return bindingsChanged
         case .row(let table, let key):
             switch table {
             case .property: return properties[key]?.modRevision ?? 0
@@ -68,6 +71,9 @@ struct SpaceState: Sendable {
         case .head:
             head = deleted ? 0 : kv.modRevision
             return (nil, deleted ? nil : String(decoding: kv.value, as: UTF8.self))
+        case .bindings:
+            bindingsChanged = deleted ? 0 : kv.modRevision
+            return (nil, nil)
         case .row(let table, let key):
             switch table {
             case .property:
@@ -112,6 +118,7 @@ extension SpaceState {
     func createRevision(of place: SpaceLayout.Place) -> Int64? {
         switch place {
         case .head: return head == 0 ? nil : head
+        case .bindings: return bindingsChanged == 0 ? nil : bindingsChanged
         case .row(let table, let key):
             switch table {
             case .property: return properties[key]?.created.rawValue

@@ -47,7 +47,9 @@ struct ClusterStorageTests {
         try await withNodes(2) { cluster, nodes in
             let counter = try Key("plant.counter")
             let copy = try Key("plant.counter.copy")
-            try await nodes[0].set(["plant.counter": 0, "plant.counter.copy": 0])
+            let start = try await nodes[0].set(["plant.counter": 0, "plant.counter.copy": 0])
+            // Reads on one node see another node's writes once its watch brought them.
+            await nodes[1].wait(for: start)
             let runs = Counter()
             let revisions = try await withThrowingTaskGroup(of: [Revision].self) { group in
                 for node in nodes {
