@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 """The shared kit's notify test (Set -> event latency) with the subscribers on another
 propd node than the writer: the kit's harness, unchanged but for where a subscriber
-connects. Started through Benchmarks/Etcd/propd-two-nodes.sh (node A on {sock}, node B
-on {sock}.b); every connection the subscriber process opens goes to node B.
+connects. Started through Benchmarks/Etcd/propd-on-etcd.sh with PROPD_NODES=2 (node A on
+{sock}, node B on {sock}.b); every connection the subscriber process opens goes to node B.
 
   PROPD_ETCD_BIN=.build-release/release/propd python3 Benchmarks/Etcd/cross-node-notify.py \\
       --out RESULTS.jsonl --target propd --variant cross-node --tests notify --subs 1 \\
-      --server-cmd "bash $PWD/Benchmarks/Etcd/propd-two-nodes.sh {sock} {dir}"
+      --server-cmd "env PROPD_NODES=2 bash $PWD/Benchmarks/Etcd/propd-on-etcd.sh {sock} {dir}"
 
 Any other argument is the harness's own (run from ../shared/bench/peers, as Benchmarks/Etcd/
 kit-interleaved.sh does).

@@ -35,7 +35,7 @@ for r in $(seq 1 "${NOTIFY_ROUNDS:-0}"); do
       timeout 300 python3 harness/bench.py --out $OUT --target etcd --runs 1 --tests notify --subs 1 --max-seconds 10 > /dev/null
     else
       timeout 300 python3 "$HERE/cross-node-notify.py" --out $OUT --target propd --variant cross-node \
-        --server-cmd "bash $HERE/propd-two-nodes.sh {sock} {dir}" --runs 1 --tests notify --subs 1 --max-seconds 10 > /dev/null
+        --server-cmd "env PROPD_NODES=2 bash $HERE/propd-on-etcd.sh {sock} {dir}" --runs 1 --tests notify --subs 1 --max-seconds 10 > /dev/null
     fi
     echo "   rc=$?"
   done
