@@ -45,6 +45,12 @@ public protocol PropertyStorage: AnyObject, Sendable {
     /// Calls `observer` after each commit with the batch's change sets, in
     /// revision order, before the batch's callers are answered.
     func onCommit(_ observer: (@Sendable ([ChangeSet]) -> Void)?)
+    /// Calls `observer` when the store skipped revisions the commit observer
+    /// will never get: it read the whole space again at `revision` (a
+    /// cluster node whose watch fell behind etcd's compaction), and the
+    /// change sets after `revision` follow. A store that publishes every
+    /// revision (SQLite) never calls it.
+    func onChangesSkipped(_ observer: (@Sendable (_ revision: Revision) -> Void)?)
     /// Keeps history whole after the revision `floor` returns.
     func retainHistory(after floor: (@Sendable () -> Revision?)?)
     /// Keeps at least `keep` values per key in history from the next commit on.
@@ -94,6 +100,9 @@ public protocol PropertyStorage: AnyObject, Sendable {
 }
 
 extension PropertyStorage {
+    /// A store that publishes every revision never skips any.
+    public func onChangesSkipped(_ observer: (@Sendable (_ revision: Revision) -> Void)?) {}
+
     /// ``list(pattern:limit:)`` without a limit.
     public func list(pattern: KeyPattern? = nil) throws(StoreError) -> (properties: [Property], revision: Revision) {
         try list(pattern: pattern, limit: nil)
