@@ -16,7 +16,8 @@ final class TimerCampaign: Sendable {
         storage = cluster.storage
         // Both hold the service until stop() (the daemon's whole run).
         cluster.storage.onForeignEngineChange { service.spaceChangedElsewhere() }
-        let election = TimerElection(prefix: cluster.settings.prefix, holder: Self.holderName)
+        let election = TimerElection(
+            prefix: cluster.settings.prefix, holder: Self.holderName, ttl: Int64(cluster.settings.leaseSeconds))
         let name = String(decoding: election.name, as: UTF8.self)
         task = Task {
             await election.run(on: cluster.etcd) { holds in
