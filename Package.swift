@@ -284,6 +284,8 @@ let package = Package(
                 "PropdCluster", "PropdStore", "PropdCore", "PropdEtcd", "EtcdTestSupport",
                 // Services on the cluster store: deadlines fired by two nodes at once.
                 "PropdService", .product(name: "Logging", package: "swift-log"),
+                // The command relay between two such services.
+                "PropdServer",
             ],
             swiftSettings: strictSwift6
         ),

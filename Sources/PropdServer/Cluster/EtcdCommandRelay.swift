@@ -53,6 +53,11 @@ final class EtcdCommandRelay: CommandRelay {
         node = String(generator.next() as UInt64, radix: 36)
     }
 
+    /// Executions sent elsewhere that have not ended here. Bounded: each
+    /// goes when it ends (answered, its timeout, its node gone), whether or
+    /// not the other node ever answers.
+    var executionsInFlight: Int { state.withLock { $0.sent.count } }
+
     // MARK: CommandRelay
 
     func serves(_ command: Key) -> Bool {
