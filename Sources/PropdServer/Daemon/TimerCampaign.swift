@@ -42,9 +42,6 @@ final class TimerCampaign: Sendable {
 
     /// What the holder announces: `HOST pid PID`.
     static var holderName: String {
-        var buffer = [CChar](repeating: 0, count: 256)
-        let host = gethostname(&buffer, buffer.count) == 0
-            ? String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : "unknown"
-        return "\(host) pid \(getpid())"
+        "\(HostName.current) pid \(getpid())"
     }
 }
