@@ -270,6 +270,8 @@ let package = Package(
         // A real three-member etcd cluster on loopback ports, stopped by PID.
         .target(
             name: "EtcdTestSupport",
+            // ProcessLaunch and ChildExit: etcd members are spawned and waited for as propd is.
+            dependencies: ["PropdTestSupport"],
             path: "Tests/Support/EtcdTestSupport",
             swiftSettings: strictSwift6
         ),

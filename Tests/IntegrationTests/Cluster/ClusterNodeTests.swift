@@ -81,11 +81,12 @@ struct ClusterNodeTests {
         var written: [Revision] = []
         for i in 0..<4 { written.append(try await nodes.clientA.set(["many.k": .integer(Int64(i))])) }
         let nodeC = try PropdProcess(extraArguments: nodes.clusterArguments)
-        let (socketPath, since) = (nodeC.socketPath, written[0])
+        let client = try await PropdClient.connect(to: nodeC.socketPath)
+        let since = written[0]
         let backlogs = try await withThrowingTaskGroup(of: [Event].self) { group in
             for i in 0..<12 {
                 group.addTask {
-                    let client = try await PropdClient.connect(to: socketPath)
+                    // Each observation is a connection of its own.
                     let events = i.isMultiple(of: 2)
                         ? client.observe(["many.*"], since: since) : client.observe(["many.*"], replay: 3)
                     return try await EventCollector(events).synced(timeout: .seconds(60))
