@@ -56,6 +56,26 @@ struct CommandRelayMemoryTests {
                 }
                 #expect(delivered.value >= rounds, "B's handler got them")
                 #expect(relays[0].executionsInFlight == 0)
+
+                // A timeout that comes at once, before the relay could send
+                // the execution (an injected timer firing as it is armed):
+                // the relay never keeps it either.
+                let firesAtOnce: CommandTimer = { _, fire in
+                    fire()
+                    return {}
+                }
+                for _ in 0..<5 {
+                    let ended = await withCheckedContinuation { continuation in
+                        services[0].execute(keys, argument: nil, timeout: .milliseconds(1), timer: firesAtOnce) {
+                            continuation.resume(returning: $0)
+                        }
+                    }
+                    guard case .failure(.timeout) = ended else {
+                        Issue.record("expected a timeout, got \(ended)")
+                        return
+                    }
+                }
+                #expect(relays[0].executionsInFlight == 0)
             }
         }
     }
