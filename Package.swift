@@ -271,6 +271,8 @@ let package = Package(
         // A real three-member etcd cluster on loopback ports, stopped by PID.
         .target(
             name: "EtcdTestSupport",
+            // ProcessLaunch and ChildExit: etcd members are spawned and waited for as propd is.
+            dependencies: ["PropdTestSupport"],
             path: "Tests/Support/EtcdTestSupport",
             swiftSettings: strictSwift6
         ),
@@ -285,6 +287,8 @@ let package = Package(
                 "PropdCluster", "PropdStore", "PropdCore", "PropdEtcd", "EtcdTestSupport",
                 // Services on the cluster store: deadlines fired by two nodes at once.
                 "PropdService", .product(name: "Logging", package: "swift-log"),
+                // The command relay between two such services.
+                "PropdServer",
             ],
             swiftSettings: strictSwift6
         ),

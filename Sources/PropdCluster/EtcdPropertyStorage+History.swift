@@ -8,22 +8,43 @@ import Synchronization
 /// revision replays every revision since, in order, and fails with the
 /// compacted revision when etcd no longer has it.
 extension EtcdPropertyStorage {
+    /// From the mirror when its recent change sets reach back to `since`;
+    /// otherwise a blocking etcd round trip (callers on the cooperative pool
+    /// use ``fetchChanges(after:limit:)``).
     public func changes(after since: Revision, limit: Int?) throws(StoreError) -> (changeSets: [ChangeSet], revision: Revision) {
-        let (recent, recentAfter, space) = mirror.shared.withLock { ($0.recent, $0.recentAfter, $0.space) }
-        var changeSets: [ChangeSet]
-        if since.rawValue >= recentAfter {
-            changeSets = recent.filter { $0.revision > since }
-        } else {
-            let through = space.head
-            changeSets = try blocking { () async throws(StoreError) in try await self.replay(after: since.rawValue, through: through) }
-        }
+        if let recent = recentChanges(after: since, limit: limit) { return recent }
+        return try blocking { () async throws(StoreError) in try await self.fetchChanges(after: since, limit: limit) }
+    }
+
+    public func fetchChanges(after since: Revision, limit: Int?) async throws(StoreError)
+        -> (changeSets: [ChangeSet], revision: Revision)
+    {
+        if let recent = recentChanges(after: since, limit: limit) { return recent }
+        let space = mirror.space
+        var changeSets = try await replay(after: since.rawValue, through: space.head)
         if let limit, changeSets.count > limit { changeSets.removeLast(changeSets.count - max(0, limit)) }
         return (changeSets, Revision(space.revision))
     }
 
+    /// The change sets after `since` from the mirror, or nil when its recent
+    /// ones do not reach back that far.
+    private func recentChanges(after since: Revision, limit: Int?) -> (changeSets: [ChangeSet], revision: Revision)? {
+        let (recent, recentAfter, revision) = mirror.shared.withLock { ($0.recent, $0.recentAfter, $0.space.revision) }
+        guard since.rawValue >= recentAfter else { return nil }
+        var changeSets = recent.filter { $0.revision > since }
+        if let limit, changeSets.count > limit { changeSets.removeLast(changeSets.count - max(0, limit)) }
+        return (changeSets, Revision(revision))
+    }
+
+    /// A blocking etcd round trip (callers on the cooperative pool use
+    /// ``fetchHistory(of:limit:before:)``).
     public func history(of key: Key, limit: Int?, before: Revision?) throws(StoreError) -> [Event] {
+        try blocking { () async throws(StoreError) in try await self.fetchHistory(of: key, limit: limit, before: before) }
+    }
+
+    public func fetchHistory(of key: Key, limit: Int?, before: Revision?) async throws(StoreError) -> [Event] {
         let through = mirror.space.head
-        let changeSets = try blocking { () async throws(StoreError) in try await self.replayRetained(through: through) }
+        let changeSets = try await replayRetained(through: through)
         var events: [Event] = []
         for changeSet in changeSets.reversed() where before.map({ changeSet.revision < $0 }) ?? true {
             for change in changeSet.changes where change.key == key {
@@ -99,9 +120,10 @@ extension EtcdPropertyStorage {
     }
 }
 
-/// Runs `operation` to its end and waits for it on this thread: the seam's
-/// reads are synchronous, while the past lives in etcd (see README, "The
-/// cluster store and the seam").
+/// Runs `operation` to its end and waits for it on this thread, for the
+/// seam's synchronous reads of the past. Call it from an event loop or a
+/// thread of one's own, never from the cooperative pool: `operation` may
+/// need the pool's threads (README, "The cluster store").
 func blocking<T: Sendable>(_ operation: @escaping @Sendable () async throws(StoreError) -> T) throws(StoreError) -> T {
     let outcome = Mutex<Result<T, StoreError>?>(nil)
     let done = DispatchSemaphore(value: 0)

@@ -94,11 +94,14 @@ public final class EtcdPropertyStorage: PropertyStorage {
                 try await mirror.follow(etcd)
             } catch let error as EtcdError where error.code == .compacted {
                 // The revisions in between are gone: `changes(after:)` below
-                // the new start is `compacted`. (The commit observer is not
-                // told yet: README, "The cluster store".)
+                // the new start is `compacted`, and the commit observer
+                // never gets them, so it is told before the watch goes on
+                // (the service ends every subscription with SlowConsumer).
                 do {
                     try await mirror.load(from: etcd)
                     pause = .milliseconds(100)
+                    let (skipped, revision) = mirror.shared.withLock { ($0.skipObserver, $0.space.revision) }
+                    skipped?(Revision(revision))
                 } catch {
                     // etcd is unreachable: the watch that follows fails
                     // again, and the read is retried at a slower pace.
@@ -153,6 +156,13 @@ public final class EtcdPropertyStorage: PropertyStorage {
 
     public func onCommit(_ observer: (@Sendable ([ChangeSet]) -> Void)?) {
         mirror.shared.withLock { $0.observer = observer }
+    }
+
+    /// Calls `observer` after this node read the space again because etcd
+    /// compacted past its watch (a long disconnection): the commit observer
+    /// never gets the revisions in between.
+    public func onChangesSkipped(_ observer: (@Sendable (Revision) -> Void)?) {
+        mirror.shared.withLock { $0.skipObserver = observer }
     }
 
     /// Calls `observer` after each revision in which another node changed

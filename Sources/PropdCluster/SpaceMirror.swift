@@ -42,6 +42,9 @@ final class SpaceMirror: Sendable {
         var foreignEngineChange: Int64 = 0
         /// Told of each such revision, once the mirror has it.
         var foreignEngineObserver: (@Sendable () -> Void)?
+        /// Told when the space was read again after etcd compacted past the
+        /// watch: `observer` never gets the revisions in between.
+        var skipObserver: (@Sendable (Revision) -> Void)?
     }
 
     /// An applied revision on its way to the observers (`changeSet` is

@@ -45,6 +45,17 @@ extension EtcdClient {
         return response.ttl > 0 ? response.ttl : nil
     }
 
+    /// The time to live a lease was granted with, in seconds, or nil when it
+    /// has expired or was revoked (`etcdctl lease timetolive` shows both).
+    public func leaseGrantedTimeToLive(_ id: Int64) async throws -> Int64? {
+        var request = Etcdserverpb_LeaseTimeToLiveRequest()
+        request.id = id
+        let response = try await withFailover(.safe) { member in
+            try await member.lease.leaseTimeToLive(request, metadata: EtcdMember.requireLeader, options: callOptions)
+        }
+        return response.ttl > 0 ? response.grantedTtl : nil
+    }
+
     /// Keeps a lease alive, renewing it every third of its TTL, until the
     /// task is cancelled. Throws ``EtcdError/Code/leaseNotFound`` when etcd
     /// says the lease is gone (it expired while no member could be reached,

@@ -75,6 +75,14 @@ public final class PropertyService: Sendable {
         let deadline = state.engine.nextDeadline
         engine = EngineLock(state)
         store.onCommit { [hub] changeSets in hub.publish(changeSets) }
+        // Revisions the hub will never get: no live subscriber can be given
+        // every event, so each is ended as a slow one and resumes from history.
+        store.onChangesSkipped { [hub, logger] revision in
+            logger.warning(
+                "the store skipped revisions; every subscription ends with SlowConsumer",
+                metadata: ["resumedAt": "\(revision)"])
+            hub.endAllAsSlowConsumers()
+        }
         // What a subscriber (live, or just ended as too slow) may resume
         // from stays in history, so `since` loses nothing with any settings.
         store.retainHistory { [weak hub] in hub?.historyFloor() }

@@ -48,6 +48,9 @@ struct PropdCommand: AsyncParsableCommand {
     @Option(help: "Where the space lives in etcd (default /propd/default); nodes on one prefix share one space.")
     var etcdPrefix: String?
 
+    @Option(help: "Cluster mode: the seconds a dead node keeps the timer election and its command handlers (default 5).")
+    var etcdLease: Int?
+
     @Flag(help: "Validate the config file and the binding files, then exit (0: valid, 1: errors).")
     var check = false
 
@@ -56,7 +59,8 @@ struct PropdCommand: AsyncParsableCommand {
         let environment = ProcessInfo.processInfo.environment
         let flags = DaemonFlags(
             socket: socket, database: database, bindings: bindings, config: config, durability: durability,
-            historyPerKey: historyPerKey, etcd: etcd, etcdPrefix: etcdPrefix)
+            historyPerKey: historyPerKey, etcd: etcd, etcdPrefix: etcdPrefix,
+            etcdLease: etcdLease)
         if check {
             let (checked, errors) = ConfigurationCheck.run(environment: environment, uid: getuid(), flags: flags)
             for warning in checked.warnings { FileHandle.standardError.write(Data("propd: warning: \(warning)\n".utf8)) }

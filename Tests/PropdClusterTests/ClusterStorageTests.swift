@@ -81,7 +81,7 @@ struct ClusterStorageTests {
             // A third node reads the whole history from etcd: every revision
             // moved both keys to the same next value.
             try await withNode(cluster) { reader in
-                let history = try reader.changes(after: Revision(0)).changeSets.filter { !$0.changes.isEmpty }
+                let history = try await reader.fetchChanges(after: Revision(0), limit: nil).changeSets.filter { !$0.changes.isEmpty }
                 #expect(history.count == 31)
                 for (step, changeSet) in history.enumerated() {
                     #expect(Set(changeSet.changes) == [.set(counter, .integer(Int64(step))), .set(copy, .integer(Int64(step)))])
@@ -190,22 +190,33 @@ struct ClusterStorageTests {
             for i in 0..<6 { revisions.append(try await node.set(["log.level": .integer(Int64(i))])) }
             let deleted = try await node.write { transaction in try transaction.delete(Key("log.level")) }.revision
             try await withNode(cluster) { late in
-                // Opened after the writes: its past comes from etcd, not its memory.
-                let history = try late.history(of: Key("log.level"), limit: nil, before: nil)
+                // Opened after the writes: its past comes from etcd, not its
+                // memory, awaited (the seam's `fetch` reads) or, as an event
+                // loop reads it, blocking a thread of its own.
+                let history = try await late.fetchHistory(of: Key("log.level"), limit: nil, before: nil)
+                #expect(try await offThePool { try late.history(of: Key("log.level"), limit: nil, before: nil) } == history)
                 #expect(history.map(\.revision) == [deleted] + revisions.reversed())
                 #expect(history.first?.kind == .delete)
                 #expect(history.dropFirst().map(\.value) == (0..<6).reversed().map { JSONValue.integer(Int64($0)) })
-                #expect(try late.history(of: Key("log.level"), limit: 2, before: revisions[3]).map(\.revision)
+                #expect(try await late.fetchHistory(of: Key("log.level"), limit: 2, before: revisions[3]).map(\.revision)
                     == [revisions[2], revisions[1]])
-                #expect(try late.changes(after: revisions[4]).changeSets.map(\.revision) == [revisions[5], deleted])
+                #expect(try await late.fetchChanges(after: revisions[4], limit: nil).changeSets.map(\.revision)
+                    == [revisions[5], deleted])
+                let fifth = revisions[4]
+                #expect(try await offThePool { try late.changes(after: fifth) }.changeSets.map(\.revision)
+                    == [revisions[5], deleted])
 
                 let configuration = EtcdClient.Configuration(endpoints: try cluster.clientURLs.map { try EtcdEndpoint($0) })
                 try await withEtcdClient(configuration) { etcd in try await etcd.compact(upTo: revisions[3].rawValue) }
-                #expect(try late.oldestCompleteRevision() == revisions[3])
-                #expect(throws: StoreError.compacted(since: revisions[1], oldest: revisions[3])) {
-                    try late.changes(after: revisions[1])
+                #expect(try await offThePool { try late.oldestCompleteRevision() } == revisions[3])
+                await #expect(throws: StoreError.compacted(since: revisions[1], oldest: revisions[3])) {
+                    try await late.fetchChanges(after: revisions[1], limit: nil)
                 }
-                #expect(try late.changes(after: Revision(revisions[3].rawValue - 1)).changeSets.map(\.revision)
+                let second = revisions[1]
+                await #expect(throws: StoreError.compacted(since: revisions[1], oldest: revisions[3])) {
+                    try await offThePool { try late.changes(after: second) }
+                }
+                #expect(try await late.fetchChanges(after: Revision(revisions[3].rawValue - 1), limit: nil).changeSets.map(\.revision)
                     == [revisions[3], revisions[4], revisions[5], deleted])
             }
         }

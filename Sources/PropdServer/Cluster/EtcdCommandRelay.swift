@@ -37,10 +37,14 @@ final class EtcdCommandRelay: CommandRelay {
     private let etcd: EtcdClient
     private let base: [UInt8]
     private let logger: Logger
+    /// The time to live of this node's lease (`--etcd-lease`): how long its
+    /// handlers stay announced after it died.
+    private let leaseSeconds: Int64
     private let state = Mutex(State())
 
-    init(etcd: EtcdClient, prefix: String, logger: Logger) {
+    init(etcd: EtcdClient, prefix: String, leaseSeconds: Int64, logger: Logger) {
         self.etcd = etcd
+        self.leaseSeconds = leaseSeconds
         self.logger = logger
         var trimmed = Array(prefix.utf8)
         while trimmed.last == UInt8(ascii: "/") { trimmed.removeLast() }
@@ -48,6 +52,11 @@ final class EtcdCommandRelay: CommandRelay {
         var generator = SystemRandomNumberGenerator()
         node = String(generator.next() as UInt64, radix: 36)
     }
+
+    /// Executions sent elsewhere that have not ended here. Bounded: each
+    /// goes when it ends (answered, its timeout, its node gone), whether or
+    /// not the other node ever answers.
+    var executionsInFlight: Int { state.withLock { $0.sent.count } }
 
     // MARK: CommandRelay
 
@@ -107,7 +116,7 @@ final class EtcdCommandRelay: CommandRelay {
         while !Task.isCancelled {
             var lease: EtcdLease?
             do {
-                let granted = try await etcd.grantLease(ttl: 5)
+                let granted = try await etcd.grantLease(ttl: leaseSeconds)
                 lease = granted
                 // A stream per term: cancelling a task that iterates one ends it.
                 let (announcements, announcer) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))

@@ -5,13 +5,14 @@ import Yams
 /// started on the same endpoints and prefix (contract 6.3).
 ///
 /// ```
-/// propd --etcd http://h1:2379,http://h2:2379,http://h3:2379 [--etcd-prefix /propd/default]
+/// propd --etcd http://h1:2379,http://h2:2379,http://h3:2379 [--etcd-prefix /propd/default] [--etcd-lease 5]
 /// ```
 /// or in the config file:
 /// ```yaml
 /// cluster:
 ///   etcd: [http://h1:2379, http://h2:2379, http://h3:2379]
 ///   prefix: /propd/default
+///   lease: 5
 /// ```
 public struct ClusterSettings: Sendable, Hashable {
     /// The etcd members' client URLs.
@@ -19,11 +20,24 @@ public struct ClusterSettings: Sendable, Hashable {
     /// Where the space lives in etcd; nodes share a space by sharing it.
     public var prefix: String
 
-    public static let defaultPrefix = "/propd/default"
+    /// The time to live, in seconds, of the leases that hold a node's part
+    /// in the cluster: the timer election and the command relay's
+    /// announcement. A node that dies is replaced (its deadlines fired by
+    /// another, its executions ended with `NoHandler`) within it; a node cut
+    /// off from etcd for longer loses its part.
+    public var leaseSeconds: Int
 
-    public init(endpoints: [EtcdEndpoint], prefix: String = Self.defaultPrefix) {
+    public static let defaultPrefix = "/propd/default"
+    /// The contract's lease time.
+    public static let defaultLeaseSeconds = 5
+    /// Accepted by `cluster.lease` and `--etcd-lease`. etcd raises a TTL
+    /// below its own minimum (about 2 s with its default election timeout).
+    public static let leaseSecondsRange = 1...3600
+
+    public init(endpoints: [EtcdEndpoint], prefix: String = Self.defaultPrefix, leaseSeconds: Int = Self.defaultLeaseSeconds) {
         self.endpoints = endpoints
         self.prefix = prefix
+        self.leaseSeconds = leaseSeconds
     }
 
     /// `--etcd`'s comma-separated URLs.
@@ -42,13 +56,18 @@ public struct ClusterSettings: Sendable, Hashable {
         prefix.hasPrefix("/") && prefix.count > 1 ? nil : "is not an etcd key prefix (it starts with / and names something)"
     }
 
-    static let fileKeys = ["etcd", "prefix"]
+    static let fileKeys = ["etcd", "prefix", "lease"]
 
     /// The `cluster:` section of a config file.
     static func parse(_ node: Node, _ reader: ConfigurationReader) throws(ConfigurationError) -> ClusterSettings {
         var endpoints: [EtcdEndpoint]?
         var prefix = defaultPrefix
+        var leaseSeconds = defaultLeaseSeconds
         for (key, value) in try reader.entries(node, of: "cluster", allowed: fileKeys) {
+            if key == "lease" {
+                leaseSeconds = try reader.integer(value, key: "cluster.lease", in: leaseSecondsRange)
+                continue
+            }
             if key == "prefix" {
                 prefix = try reader.string(value, key: "cluster.prefix")
                 if let reason = checkPrefix(prefix) {
@@ -69,6 +88,6 @@ public struct ClusterSettings: Sendable, Hashable {
             endpoints = list
         }
         guard let endpoints else { throw reader.error(at: node, .missingKey("etcd (a list of URLs)", in: "cluster")) }
-        return ClusterSettings(endpoints: endpoints, prefix: prefix)
+        return ClusterSettings(endpoints: endpoints, prefix: prefix, leaseSeconds: leaseSeconds)
     }
 }

@@ -138,12 +138,29 @@ extension DaemonConfiguration {
 private func fileIsPresent(_ path: String) -> Bool { access(path, F_OK) == 0 }
 
 extension DaemonConfiguration {
-    /// `--etcd` replaces the file's endpoints; `--etcd-prefix` its prefix,
-    /// and needs endpoints from one or the other.
+    /// `--etcd` replaces the file's endpoints; `--etcd-prefix` its prefix
+    /// and `--etcd-lease` its lease, each needing endpoints from one or the other.
     static func resolveCluster(_ config: inout DaemonConfiguration, flags: DaemonFlags) throws(ConfigurationError) {
         if let etcd = flags.etcd {
             let endpoints = try ClusterSettings.endpoints(etcd, flag: "--etcd")
-            config.cluster = ClusterSettings(endpoints: endpoints, prefix: config.cluster?.prefix ?? ClusterSettings.defaultPrefix)
+            config.cluster = ClusterSettings(
+                endpoints: endpoints, prefix: config.cluster?.prefix ?? ClusterSettings.defaultPrefix,
+                leaseSeconds: config.cluster?.leaseSeconds ?? ClusterSettings.defaultLeaseSeconds)
+        }
+        if let lease = flags.etcdLease {
+            let range = ClusterSettings.leaseSecondsRange
+            guard range.contains(lease) else {
+                throw ConfigurationError(
+                    file: nil,
+                    problem: .invalidFlag(
+                        flag: "--etcd-lease", value: String(lease),
+                        reason: "is out of range; expected \(range.lowerBound)...\(range.upperBound) seconds"))
+            }
+            guard config.cluster != nil else {
+                throw ConfigurationError(
+                    file: nil, problem: .invalidFlag(flag: "--etcd-lease", value: String(lease), reason: "needs --etcd (or cluster.etcd in the config file)"))
+            }
+            config.cluster?.leaseSeconds = lease
         }
         guard let prefix = flags.etcdPrefix else { return }
         if let reason = ClusterSettings.checkPrefix(prefix) {

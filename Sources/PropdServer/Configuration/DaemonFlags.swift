@@ -5,7 +5,7 @@
 /// ```
 /// propd [--socket PATH] [--database PATH] [--bindings DIR] [--config FILE]
 ///       [--durability full|normal] [--history-per-key N]
-///       [--etcd URL,URL,... [--etcd-prefix PREFIX]]
+///       [--etcd URL,URL,... [--etcd-prefix PREFIX] [--etcd-lease SECONDS]]
 /// ```
 public struct DaemonFlags: Sendable, Hashable {
     public var socket: String?
@@ -19,13 +19,17 @@ public struct DaemonFlags: Sendable, Hashable {
     public var etcd: String?
     /// `--etcd-prefix`: where the space lives in etcd.
     public var etcdPrefix: String?
+    /// `--etcd-lease`: the cluster leases' time to live, in seconds.
+    public var etcdLease: Int?
 
     public init(
         socket: String? = nil, database: String? = nil, bindings: String? = nil, config: String? = nil,
-        durability: Durability? = nil, historyPerKey: Int? = nil, etcd: String? = nil, etcdPrefix: String? = nil
+        durability: Durability? = nil, historyPerKey: Int? = nil, etcd: String? = nil, etcdPrefix: String? = nil,
+        etcdLease: Int? = nil
     ) {
         self.etcd = etcd
         self.etcdPrefix = etcdPrefix
+        self.etcdLease = etcdLease
         self.socket = socket
         self.database = database
         self.bindings = bindings

@@ -140,7 +140,9 @@ public enum Daemon {
                 logger: logger))
         let campaign = opened.cluster.map { TimerCampaign(cluster: $0, service: service, logger: logger) }
         let relay = opened.cluster.map { cluster in
-            let relay = EtcdCommandRelay(etcd: cluster.etcd, prefix: cluster.settings.prefix, logger: logger)
+            let relay = EtcdCommandRelay(
+                etcd: cluster.etcd, prefix: cluster.settings.prefix, leaseSeconds: Int64(cluster.settings.leaseSeconds),
+                logger: logger)
             service.attach(relay)
             return Task { await relay.run(for: service) }
         }

@@ -76,7 +76,10 @@ final class Reloader: Sendable {
     /// problem as `FILE:LINE:COLUMN: message` (a file with one changes nothing).
     @discardableResult
     func loadBindingFiles(from directory: String) async -> [String] {
-        let (reload, errors) = await service.applyBindingFiles(BindingDirectory.read(directory), reportingUnder: directory)
+        var files = BindingDirectory.read(directory)
+        // A cluster node's files are its own: it leaves other nodes' alone.
+        if current.cluster != nil { files.owner = HostName.current + ":" + directory }
+        let (reload, errors) = await service.applyBindingFiles(files, reportingUnder: directory)
         for error in errors {
             logger.error("binding file not applied", metadata: ["error": "\(error)"])
         }

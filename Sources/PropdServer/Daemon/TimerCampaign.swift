@@ -16,7 +16,8 @@ final class TimerCampaign: Sendable {
         storage = cluster.storage
         // Both hold the service until stop() (the daemon's whole run).
         cluster.storage.onForeignEngineChange { service.spaceChangedElsewhere() }
-        let election = TimerElection(prefix: cluster.settings.prefix, holder: Self.holderName)
+        let election = TimerElection(
+            prefix: cluster.settings.prefix, holder: Self.holderName, ttl: Int64(cluster.settings.leaseSeconds))
         let name = String(decoding: election.name, as: UTF8.self)
         task = Task {
             await election.run(on: cluster.etcd) { holds in
@@ -41,9 +42,6 @@ final class TimerCampaign: Sendable {
 
     /// What the holder announces: `HOST pid PID`.
     static var holderName: String {
-        var buffer = [CChar](repeating: 0, count: 256)
-        let host = gethostname(&buffer, buffer.count) == 0
-            ? String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : "unknown"
-        return "\(host) pid \(getpid())"
+        "\(HostName.current) pid \(getpid())"
     }
 }

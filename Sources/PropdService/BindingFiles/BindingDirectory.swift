@@ -22,6 +22,13 @@ public struct BindingDirectory: Sendable {
     public var entries: [Entry]
     /// Files that were not applied, with why (file:line:column: message).
     public var failures: [String: String]
+    /// In a cluster, the node whose directory this is (`HOST:DIRECTORY`):
+    /// each node's files are its own, so applying them declares, changes
+    /// and removes only bindings its own files declared (their marks read
+    /// `OWNER/FILE`); a binding another node's files declare is left alone,
+    /// unless these files declare the same key (the last applied wins).
+    /// `nil` on a standalone daemon: every file binding is the directory's.
+    public var owner: String?
 
     public init(entries: [Entry] = [], failures: [String: String] = [:]) {
         self.entries = entries

@@ -33,7 +33,8 @@ extension PropertyService {
         _ directory: BindingDirectory, in transaction: inout WriteTransaction, _ state: inout EngineState
     ) throws -> BindingReload {
         var reload = BindingReload()
-        let marks = try transaction.fileBindings()
+        let allMarks = try transaction.fileBindings()
+        let marks = directory.ownMarks(allMarks)
         let wanted = Set(directory.entries.map(\.key))
         // Removals first, so a binding moved between keys cannot form a false cycle.
         for (key, file) in marks.sorted(by: { $0.key < $1.key })
@@ -51,13 +52,38 @@ extension PropertyService {
                 }
                 reload.declared.append(entry.key)
             }
-            if marks[entry.key] != entry.file { try transaction.markFileBinding(entry.key, file: entry.file) }
+            let mark = directory.mark(of: entry)
+            if allMarks[entry.key] != mark { try transaction.markFileBinding(entry.key, file: mark) }
         }
         guard !reload.declared.isEmpty || !reload.removed.isEmpty else { throw NothingToReload() }
         reload.revision = transaction.revision
         return reload
     }
 
+}
+
+extension BindingDirectory {
+    /// What marks a binding as declared by `entry`'s file: its name, or in a
+    /// cluster `OWNER/NAME`.
+    func mark(of entry: Entry) -> String {
+        owner.map { "\($0)/\(entry.file)" } ?? entry.file
+    }
+
+    /// The marks of this directory's files, by file name: every mark on a
+    /// standalone daemon; in a cluster, those of this node's files.
+    func ownMarks(_ marks: [Key: String]) -> [Key: String] {
+        guard let owner else { return marks }
+        let prefix = owner + "/"
+        return marks.compactMapValues { mark in
+            guard mark.hasPrefix(prefix) else { return nil }
+            let name = mark.dropFirst(prefix.count)
+            // A deeper directory of the same host is another owner.
+            return name.contains("/") ? nil : String(name)
+        }
+    }
+}
+
+extension PropertyService {
     /// A binding error from a file names the file and the binding's line.
     static func located(_ error: ServiceError, in entry: BindingDirectory.Entry) -> ServiceError {
         switch error {

@@ -225,11 +225,14 @@ extension PropertyService {
     private func dispatch(_ id: String) {
         switch commands.started(id) {
         case .deliver(let invocation, let deliver, let timeout, let timer):
-            // One timer per execution; its end disarms it. Not persisted: a
+            // Delivered before its timeout is armed: a timeout firing first
+            // would end an execution the relay had not sent yet, which it
+            // would then send and remember. One timer per execution; its end
+            // disarms it (at once if it ended already). Not persisted: a
             // restart ends every execution anyway.
+            deliver(invocation)
             let disarm = timer(timeout) { [weak self] in self?.finish(id, .timedOut(timeout)) }
             commands.setDisarm(id, disarm)
-            deliver(invocation)
         case .handlerLeft:
             finish(id, .handlerLeft)
         case nil:

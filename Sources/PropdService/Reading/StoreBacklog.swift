@@ -21,20 +21,23 @@ struct StoreBacklog: BacklogSource {
         }
     }
 
-    func history(of key: Key, last count: Int, through revision: Revision) throws -> [Event] {
+    // The past is awaited: a subscription starts on the cooperative pool,
+    // and a cluster store reads it from etcd.
+
+    func history(of key: Key, last count: Int, through revision: Revision) async throws -> [Event] {
         guard count > 0 else { return [] }
         do {
             // Deletions are not values: read past them until `count` values are found.
-            let entries = try store.history(of: key, before: revision.next)
+            let entries = try await store.fetchHistory(of: key, limit: nil, before: revision.next)
             return Array(entries.lazy.filter { $0.kind != .delete }.prefix(count).reversed())
         } catch {
             throw ServiceError(error)
         }
     }
 
-    func changes(after since: Revision) throws -> (changeSets: [ChangeSet], revision: Revision) {
+    func changes(after since: Revision) async throws -> (changeSets: [ChangeSet], revision: Revision) {
         do {
-            return try store.changes(after: since)
+            return try await store.fetchChanges(after: since, limit: nil)
         } catch .compacted(let since, let oldest) {
             throw SubscriptionError.revisionCompacted(since: since, oldest: oldest)
         } catch {

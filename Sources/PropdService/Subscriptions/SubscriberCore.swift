@@ -171,6 +171,19 @@ final class SubscriberCore: Sendable {
         return ended
     }
 
+    /// Ends the subscription with `SlowConsumer` at the last revision it was
+    /// fully sent, as an overflow does, whatever it has pending: the hub can
+    /// no longer give it every event. Returns that revision, or nil when it
+    /// had already ended.
+    func endAsSlowConsumer(wakeups: inout [Wakeup]) -> Revision? {
+        state.withLock { s in
+            if case .ended = s.phase { return nil }
+            let revision = s.resumeRevision()
+            wakeups.append(s.finish(.slowConsumer(revision: revision)))
+            return revision
+        }
+    }
+
     /// Takes up to `limit` events.
     func next(limit: Int) -> SubscriptionPoll {
         state.withLock { s in

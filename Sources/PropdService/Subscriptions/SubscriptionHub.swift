@@ -104,6 +104,19 @@ public final class SubscriptionHub: Sendable {
         for wakeup in wakeups { wakeup.fire() }
     }
 
+    /// Ends every live subscription with ``SubscriptionEnd/slowConsumer(revision:)``
+    /// at the last revision each was fully sent: the store skipped revisions
+    /// it will never publish (a cluster node whose watch fell behind etcd's
+    /// compaction), so no subscriber can be given every event. Each may
+    /// resume with `since`, and learns from history what is gone
+    /// (`RevisionCompacted`). New subscriptions are taken as before.
+    public func endAllAsSlowConsumers() {
+        var wakeups: [Wakeup] = []
+        registry.withLock { $0.endAllAsSlowConsumers(wakeups: &wakeups) }
+        // Outside the lock: a handler may call back into the hub.
+        for wakeup in wakeups { wakeup.fire() }
+    }
+
     /// Ends every subscription (``SubscriptionEnd/hubClosed``) and refuses new ones.
     public func close() {
         let cores = registry.withLock { $0.closeAll() }

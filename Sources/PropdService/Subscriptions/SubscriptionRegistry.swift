@@ -65,6 +65,21 @@ struct Registry {
         count -= 1
     }
 
+    /// Ends every subscriber with `SlowConsumer` (coalescing ones too: a
+    /// skipped revision may hold the latest value of one of their keys).
+    mutating func endAllAsSlowConsumers(wakeups: inout [Wakeup]) {
+        for case let core? in slots where core.endAsSlowConsumer(wakeups: &wakeups) != nil {
+            leaveAsSlowConsumer(core)
+        }
+    }
+
+    /// Forgets a subscriber ended with `SlowConsumer`, keeping the revision it
+    /// may resume from in ``historyFloor(grace:)`` for a while.
+    private mutating func leaveAsSlowConsumer(_ core: SubscriberCore) {
+        if let revision = core.resumesFrom { endedSlowConsumers.append((revision, .now)) }
+        unregister(core)
+    }
+
     mutating func closeAll() -> [SubscriberCore] {
         closed = true
         let cores = slots.compactMap { $0 }
@@ -106,9 +121,7 @@ struct Registry {
             }
             switch result {
             case .accepted: break
-            case .overflowed:
-                if let revision = core.resumesFrom { endedSlowConsumers.append((revision, .now)) }
-                unregister(core)
+            case .overflowed: leaveAsSlowConsumer(core)
             case .ended: unregister(core)
             }
         }

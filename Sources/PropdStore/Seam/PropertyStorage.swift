@@ -45,6 +45,12 @@ public protocol PropertyStorage: AnyObject, Sendable {
     /// Calls `observer` after each commit with the batch's change sets, in
     /// revision order, before the batch's callers are answered.
     func onCommit(_ observer: (@Sendable ([ChangeSet]) -> Void)?)
+    /// Calls `observer` when the store skipped revisions the commit observer
+    /// will never get: it read the whole space again at `revision` (a
+    /// cluster node whose watch fell behind etcd's compaction), and the
+    /// change sets after `revision` follow. A store that publishes every
+    /// revision (SQLite) never calls it.
+    func onChangesSkipped(_ observer: (@Sendable (_ revision: Revision) -> Void)?)
     /// Keeps history whole after the revision `floor` returns.
     func retainHistory(after floor: (@Sendable () -> Revision?)?)
     /// Keeps at least `keep` values per key in history from the next commit on.
@@ -68,6 +74,14 @@ public protocol PropertyStorage: AnyObject, Sendable {
     /// a sequence with a gap.
     func changes(after since: Revision, limit: Int?) throws(StoreError)
         -> (changeSets: [ChangeSet], revision: Revision)
+    /// ``changes(after:limit:)`` for a caller on Swift's cooperative pool: a
+    /// store whose past is remote (etcd) awaits it instead of blocking the
+    /// thread, which the pool (one thread per core) may need to finish it.
+    func fetchChanges(after since: Revision, limit: Int?) async throws(StoreError)
+        -> (changeSets: [ChangeSet], revision: Revision)
+    /// ``history(of:limit:before:)`` for a caller on Swift's cooperative pool,
+    /// as ``fetchChanges(after:limit:)``.
+    func fetchHistory(of key: Key, limit: Int?, before: Revision?) async throws(StoreError) -> [Event]
     /// The oldest revision from which history is complete.
     func oldestCompleteRevision() throws(StoreError) -> Revision
     /// Every declared binding, sorted by key.
@@ -94,6 +108,21 @@ public protocol PropertyStorage: AnyObject, Sendable {
 }
 
 extension PropertyStorage {
+    /// A store that publishes every revision never skips any.
+    public func onChangesSkipped(_ observer: (@Sendable (_ revision: Revision) -> Void)?) {}
+
+    /// A local store reads its past at once (SQLite: one WAL snapshot).
+    public func fetchChanges(after since: Revision, limit: Int?) async throws(StoreError)
+        -> (changeSets: [ChangeSet], revision: Revision)
+    {
+        try changes(after: since, limit: limit)
+    }
+
+    /// A local store reads its past at once (SQLite: one WAL snapshot).
+    public func fetchHistory(of key: Key, limit: Int?, before: Revision?) async throws(StoreError) -> [Event] {
+        try history(of: key, limit: limit, before: before)
+    }
+
     /// ``list(pattern:limit:)`` without a limit.
     public func list(pattern: KeyPattern? = nil) throws(StoreError) -> (properties: [Property], revision: Revision) {
         try list(pattern: pattern, limit: nil)

@@ -72,6 +72,34 @@ struct ClusterNodeTests {
         #expect(since.filter { $0.kind == .set }.map(\.revision) == Array(written[2...]))
     }
 
+    /// Subscriptions with `since` and `replay` start on the daemon's
+    /// cooperative threads (two here) and read etcd's history: many at once
+    /// on a node whose memory does not reach back all start, none blocks the
+    /// pool the etcd reads need.
+    @Test func manySubscriptionsFromEtcdsHistoryAtOnceAllStart() async throws {
+        let nodes = try await TwoNodes(prefix: "/propd/many")
+        var written: [Revision] = []
+        for i in 0..<4 { written.append(try await nodes.clientA.set(["many.k": .integer(Int64(i))])) }
+        let nodeC = try PropdProcess(extraArguments: nodes.clusterArguments)
+        let client = try await PropdClient.connect(to: nodeC.socketPath)
+        let since = written[0]
+        let backlogs = try await withThrowingTaskGroup(of: [Event].self) { group in
+            for i in 0..<12 {
+                group.addTask {
+                    // Each observation is a connection of its own.
+                    let events = i.isMultiple(of: 2)
+                        ? client.observe(["many.*"], since: since) : client.observe(["many.*"], replay: 3)
+                    return try await EventCollector(events).synced(timeout: .seconds(60))
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        for backlog in backlogs {
+            #expect(backlog.map(\.revision) == Array(written.dropFirst()))
+            #expect(backlog.map(\.value) == [1, 2, 3])
+        }
+    }
+
     /// A diamond's two sources written at once on two nodes: every revision
     /// has one derived value, and it is the binding applied to the sources
     /// at that revision (a request whose inputs changed meanwhile ran again).

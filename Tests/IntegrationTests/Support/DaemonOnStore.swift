@@ -25,6 +25,8 @@ final class DaemonOnStore {
     private let etcd: EtcdCluster?
 
     var socketPath: String { process.socketPath }
+    /// The etcd client URLs the node was given (nil on SQLite).
+    var etcdEndpoints: [String]? { etcd?.clientURLs }
 
     init(_ store: StoreKind) throws {
         self.store = store

@@ -35,6 +35,56 @@ import Testing
         #expect(try resolve(DaemonFlags(etcdPrefix: "/propd/x"), file: file).cluster?.endpoints.count == 2)
     }
 
+    /// The leases' time to live: 5 s unless `cluster.lease` or `--etcd-lease`
+    /// says otherwise, the flag over the file.
+    @Test func theLeaseFromTheFileAndTheFlag() throws {
+        #expect(try resolve(DaemonFlags(etcd: "http://h1:2379")).cluster?.leaseSeconds == 5)
+        #expect(try resolve(DaemonFlags(etcd: "http://h1:2379", etcdLease: 12)).cluster?.leaseSeconds == 12)
+        let file = "cluster:\n  etcd: [\"http://a:2379\"]\n  lease: 9\n"
+        #expect(try resolve(DaemonFlags(), file: file).cluster?.leaseSeconds == 9)
+        // --etcd over the file keeps the file's lease; --etcd-lease replaces it.
+        #expect(try resolve(DaemonFlags(etcd: "http://c:2379"), file: file).cluster?.leaseSeconds == 9)
+        #expect(try resolve(DaemonFlags(etcdLease: 3), file: file).cluster
+            == ClusterSettings(endpoints: [EtcdEndpoint(host: "a", port: 2379)], leaseSeconds: 3))
+    }
+
+    @Test func aBadLeaseIsRefusedByName() throws {
+        func flagFailure(_ flags: DaemonFlags) -> String? {
+            do throws(ConfigurationError) {
+                _ = try resolve(flags)
+                return nil
+            } catch {
+                guard case .invalidFlag(let flag, let value, let reason) = error.problem else { return "\(error)" }
+                return "\(flag) \(value) \(reason)"
+            }
+        }
+        #expect(flagFailure(DaemonFlags(etcd: "http://h:1", etcdLease: 0)) == "--etcd-lease 0 is out of range; expected 1...3600 seconds")
+        #expect(flagFailure(DaemonFlags(etcd: "http://h:1", etcdLease: 3601)) == "--etcd-lease 3601 is out of range; expected 1...3600 seconds")
+        #expect(flagFailure(DaemonFlags(etcdLease: 5)) == "--etcd-lease 5 needs --etcd (or cluster.etcd in the config file)")
+
+        func fileProblem(_ lease: String) -> ConfigurationError.Problem? {
+            do throws(ConfigurationError) {
+                _ = try ConfigurationFile.parse("cluster:\n  etcd: [\"http://a:2379\"]\n  lease: \(lease)\n", path: "/c.conf", directory: directory)
+                return nil
+            } catch {
+                #expect(error.line == 3, "the lease's line")
+                return error.problem
+            }
+        }
+        guard case .invalidValue("cluster.lease", "0", _)? = fileProblem("0") else {
+            Issue.record("a zero lease is refused: \(String(describing: fileProblem("0")))")
+            return
+        }
+        guard case .invalidValue("cluster.lease", "3601", _)? = fileProblem("3601") else {
+            Issue.record("a lease of more than an hour is refused")
+            return
+        }
+        guard case .wrongType("cluster.lease", "an integer", _)? = fileProblem("5s") else {
+            Issue.record("a lease with a unit is refused: \(String(describing: fileProblem("5s")))")
+            return
+        }
+    }
+
     @Test func badInputIsRefusedByName() throws {
         func flagFailure(_ flags: DaemonFlags) -> String? {
             do throws(ConfigurationError) {

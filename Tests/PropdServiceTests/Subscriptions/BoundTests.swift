@@ -44,6 +44,35 @@ import Testing
         #expect(again.backlog.map(\.revision) == (2...20).flatMap { [Revision(Int64($0)), Revision(Int64($0))] })
     }
 
+    /// The store skipped revisions (a cluster node behind etcd's compaction):
+    /// every subscriber, coalescing or not, up to date or behind, ends with
+    /// `SlowConsumer` at the last revision it got whole; new ones start as before.
+    @Test func skippedRevisionsEndEverySubscriberAtTheLastRevisionItGotWhole() async throws {
+        let hub = SubscriptionHub()
+        let store = FakeStore(hub: hub)
+        let plain = try await hub.subscribe(try SubscriptionRequest(patterns: [pattern("k.*")], initial: false), backlog: store)
+        let coalescing = try await hub.subscribe(
+            try SubscriptionRequest(patterns: [pattern("k.*")], initial: false, coalesce: true), backlog: store)
+        twoKeys(store, 1)
+        _ = drain(plain) { $0.live.count == 2 }
+        _ = drain(coalescing) { $0.live.count == 2 }
+        twoKeys(store, 2)  // pending for both
+        hub.endAllAsSlowConsumers()
+        for subscription in [plain, coalescing] {
+            guard case .ended(let end) = subscription.next() else {
+                Issue.record("expected the end")
+                return
+            }
+            #expect(end == .slowConsumer(revision: 1))
+        }
+        #expect(hub.subscriptionCount == 0)
+        // History after 1 stays whole for them to resume from.
+        #expect(hub.historyFloor() == 1)
+        let later = try await hub.subscribe(try SubscriptionRequest(patterns: [pattern("k.*")], initial: false), backlog: store)
+        twoKeys(store, 3)
+        #expect(drain(later) { $0.live.count == 2 }.live.map(\.revision) == [3, 3])
+    }
+
     @Test func aByteBoundEndsALaggardHoldingTooManyBytes() async throws {
         // {"key":"k.a","kind":"set","value":"xxxxxxxxxx","revision":1} is 60 bytes.
         let hub = SubscriptionHub(configuration: .init(maximumPendingEvents: 1_000, maximumPendingBytes: 150))

@@ -1,4 +1,5 @@
 import Foundation
+import PropdTestSupport
 
 /// A real etcd cluster of Debian's `etcd` on loopback ports chosen free, its
 /// data under a temporary directory, each member stopped by its PID.
@@ -60,11 +61,8 @@ public final class EtcdCluster {
     private func launch(_ index: Int, state: String) throws {
         let member = members[index]
         let logPath = "\(directory)/\(member.name).log"
-        if !FileManager.default.fileExists(atPath: logPath) {
-            _ = FileManager.default.createFile(atPath: logPath, contents: nil)
-        }
-        let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
-        log.seekToEndOfFile()
+        let log = try ChildLog(path: logPath, append: true)
+        defer { log.closeInParent() }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.executable ?? "/usr/bin/etcd")
         process.arguments = [
@@ -81,9 +79,11 @@ public final class EtcdCluster {
         var environment = ProcessInfo.processInfo.environment
         environment = environment.filter { !$0.key.hasPrefix("ETCD_") }
         process.environment = environment
-        process.standardOutput = log
-        process.standardError = log
-        try process.run()
+        process.standardOutput = log.handle
+        process.standardError = log.handle
+        // One spawn at a time across the test process, below the descriptor
+        // count at which Foundation's spawn crashes (ProcessLaunch).
+        try ProcessLaunch.run(process)
         processes[index] = process
     }
 
@@ -116,7 +116,8 @@ public final class EtcdCluster {
         if process.isRunning {
             Foundation.kill(process.processIdentifier, SIGKILL)
         }
-        process.waitUntilExit()
+        // Not waitUntilExit(), which spins a cooperative thread (ChildExit).
+        ChildExit.wait(process)
         processes[index] = nil
     }
 

@@ -59,8 +59,8 @@ public final class PropdProcess {
     }
 
     private func launch() throws {
-        _ = FileManager.default.createFile(atPath: logPath, contents: nil)
-        let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
+        let log = try ChildLog(path: logPath)
+        defer { log.closeInParent() }
         let p = Process()
         p.executableURL = Self.executable
         p.arguments = arguments
@@ -69,7 +69,7 @@ public final class PropdProcess {
         environment.removeValue(forKey: "LISTEN_FDS")
         environment.removeValue(forKey: "PROPD_SOCKET")
         p.environment = environment
-        p.standardError = log
+        p.standardError = log.handle
         p.standardOutput = FileHandle.nullDevice
         try ProcessLaunch.run(p)
         process = p

@@ -1,0 +1,155 @@
+import Foundation
+import Synchronization
+
+/// A TCP forwarder on a free loopback port to one etcd member, which a test
+/// can cut: the connections through it are reset and new ones refused until
+/// it is restored. A node given the proxy's URL loses etcd as in a network
+/// partition, while etcd and the other nodes go on.
+///
+/// ```swift
+/// let proxy = try LoopbackProxy(to: cluster.members[0].clientPort)
+/// // propd --etcd proxy.clientURL ...
+/// proxy.cut()       // the node's watch and requests fail
+/// proxy.restore()   // the node connects again
+/// proxy.stop()      // its threads hold it until stopped
+/// ```
+public final class LoopbackProxy: Sendable {
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    private struct State {
+        var isCut = false
+        var isStopped = false
+        /// Both ends of every forwarded connection.
+        var sockets: Set<Int32> = []
+    }
+
+    public let port: Int
+    private let targetPort: Int
+    private let listener: Int32
+    private let state = Mutex(State())
+
+    /// The URL `--etcd` takes to reach the member through the proxy.
+    public var clientURL: String { "http://127.0.0.1:\(port)" }
+
+    public init(to targetPort: Int) throws {
+        self.targetPort = targetPort
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard listener >= 0 else { throw Failure(description: "socket: errno \(errno)") }
+        var address = Self.loopback(port: 0)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0, listen(listener, 64) == 0 else {
+            close(listener)
+            throw Failure(description: "bind/listen: errno \(errno)")
+        }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) }
+        }
+        self.listener = listener
+        port = Int(UInt16(bigEndian: address.sin_port))
+        let thread = Thread { [self] in acceptLoop() }
+        thread.start()
+    }
+
+    /// Resets every connection through the proxy and refuses new ones.
+    public func cut() {
+        let sockets = state.withLock { state in
+            state.isCut = true
+            return state.sockets
+        }
+        for socket in sockets { shutdown(socket, Int32(SHUT_RDWR)) }
+    }
+
+    /// Forwards new connections again.
+    public func restore() {
+        state.withLock { $0.isCut = false }
+    }
+
+    /// Cuts every connection and stops listening.
+    public func stop() {
+        let first = state.withLock { state in
+            defer { state.isStopped = true }
+            return !state.isStopped
+        }
+        guard first else { return }
+        cut()
+        // Wakes the accept loop, which closes the listener.
+        shutdown(listener, Int32(SHUT_RDWR))
+    }
+
+    private func acceptLoop() {
+        while true {
+            let client = accept(listener, nil, nil)
+            if client < 0 {
+                if errno == EINTR { continue }
+                break
+            }
+            let (refused, stopped) = state.withLock { ($0.isCut, $0.isStopped) }
+            if stopped { close(client); break }
+            if refused { close(client); continue }
+            guard let server = connectToTarget() else { close(client); continue }
+            state.withLock { _ = $0.sockets.insert(client); _ = $0.sockets.insert(server) }
+            Thread { [self] in pump(from: client, to: server) }.start()
+            Thread { [self] in pump(from: server, to: client) }.start()
+        }
+        close(listener)
+    }
+
+    private func connectToTarget() -> Int32? {
+        let server = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard server >= 0 else { return nil }
+        var address = Self.loopback(port: targetPort)
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(server, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else {
+            close(server)
+            return nil
+        }
+        return server
+    }
+
+    /// Copies bytes one way until either end closes, then shuts both down;
+    /// the second of the two pumps of a connection closes its sockets.
+    private func pump(from source: Int32, to sink: Int32) {
+        var buffer = [UInt8](repeating: 0, count: 64 << 10)
+        copying: while true {
+            let count = buffer.withUnsafeMutableBytes { read(source, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { break }
+            var sent = 0
+            while sent < count {
+                let written = buffer.withUnsafeBytes { write(sink, $0.baseAddress.map { $0 + sent }, count - sent) }
+                if written < 0 && errno == EINTR { continue }
+                guard written > 0 else { break copying }
+                sent += written
+            }
+        }
+        shutdown(source, Int32(SHUT_RDWR))
+        shutdown(sink, Int32(SHUT_RDWR))
+        let last = state.withLock { state in
+            // The first pump to end removes the pair; the second closes it.
+            if state.sockets.remove(source) != nil {
+                state.sockets.remove(sink)
+                return false
+            }
+            return true
+        }
+        if last {
+            close(source)
+            close(sink)
+        }
+    }
+
+    private static func loopback(port: Int) -> sockaddr_in {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(port).bigEndian
+        address.sin_addr.s_addr = UInt32(0x7f00_0001).bigEndian
+        return address
+    }
+}
