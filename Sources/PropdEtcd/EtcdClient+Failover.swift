@@ -63,4 +63,15 @@ extension EtcdClient {
             pause = min(pause * 2, .milliseconds(500))
         }
     }
+
+    /// What a long-lived stream (a watch, a keep-alive, an observation) does
+    /// when its member fails: returns to go on with the next member; throws
+    /// when the failure is the stream's end (cancelled, or etcd's final word).
+    static func continueStream(after error: any Error) throws {
+        switch EtcdFailure(error) {
+        case .cancelled: throw CancellationError()
+        case .final(let error): throw error
+        case .notApplied, .maybeApplied: return
+        }
+    }
 }

@@ -89,11 +89,7 @@ extension EtcdClient {
                             })
                     }
                 } catch {
-                    switch EtcdFailure(error) {
-                    case .cancelled: throw CancellationError()
-                    case .final(let error): throw error
-                    case .notApplied, .maybeApplied: break  // next member
-                    }
+                    try Self.continueStream(after: error)
                 }
                 if Task.isCancelled { throw CancellationError() }
             }

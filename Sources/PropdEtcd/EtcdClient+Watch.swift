@@ -42,11 +42,7 @@ extension EtcdClient {
                         member, keys, position: position, previousValues: previousValues,
                         progressNotify: progressNotify, onUpdate: onUpdate)
                 } catch {
-                    switch EtcdFailure(error) {
-                    case .cancelled: throw CancellationError()
-                    case .final(let error): throw error
-                    case .notApplied, .maybeApplied: break  // next member
-                    }
+                    try Self.continueStream(after: error)
                 }
                 if Task.isCancelled { throw CancellationError() }
             }
