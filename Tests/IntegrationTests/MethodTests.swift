@@ -29,6 +29,33 @@ import Testing
         await #expect(throws: PropdClientError.refused(.noSuchKey(key: "room.on"))) { try await client.delete(["room.on"]) }
     }
 
+    /// A connection's pipelined writes commit in the order sent, also when
+    /// they touch different keys (a cluster node keeps several requests in
+    /// flight to etcd, which orders concurrent requests as they come).
+    @Test(arguments: StoreKind.available) func pipelinedWritesOfDifferentKeysCommitInTheOrderSent(
+        on store: StoreKind
+    ) async throws {
+        let daemon = try DaemonOnStore(store)
+        let raw = try RawSocket(path: daemon.socketPath)
+        let count = 100
+        var bytes: [UInt8] = []
+        for i in 0..<count {
+            let call: JSONValue = ["method": "io.propd.Set", "parameters": ["values": ["order.k\(i)": .integer(Int64(i))]]]
+            bytes += call.jsonBytes + [0]
+        }
+        #expect(raw.send(bytes))
+        var revisions: [Revision] = []
+        for i in 0..<count {
+            guard case .object(let reply)? = try await raw.receive()?["parameters"], case .integer(let revision)? = reply["revision"]
+            else {
+                Issue.record("Set \(i) got no revision")
+                return
+            }
+            revisions.append(Revision(revision))
+        }
+        daemon.expectFirstWrites(revisions)
+    }
+
     @Test(arguments: StoreKind.available) func aDeleteWithOneMissingKeyDeletesNothingAndDisturbsNoOne(on store: StoreKind) async throws {
         let daemon = try DaemonOnStore(store)
         let client = try await PropdClient.connect(to: daemon.socketPath)
