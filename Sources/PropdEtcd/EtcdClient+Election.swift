@@ -48,8 +48,7 @@ extension EtcdClient {
         request.name = Data(name)
         request.lease = lease
         request.value = Data(value)
-        var options = CallOptions.defaults
-        options.waitForReady = false
+        let options = streamOptions
         // Campaigning again with the same lease finds its own key: safe to replay.
         let response = try await withFailover(.safe) { member in
             try await member.election.campaign(request, metadata: EtcdMember.requireLeader, options: options)
@@ -109,8 +108,7 @@ extension EtcdClient {
         // that one was delivered already. (Not a revision order: a waiting
         // campaigner's key is older than the leader's last proclamation.)
         let lastDelivered = Mutex<EtcdKeyValue?>(nil)
-        var options = CallOptions.defaults
-        options.waitForReady = false
+        let options = streamOptions
         while true {
             for member in memberOrder() {
                 do {

@@ -67,8 +67,7 @@ extension EtcdClient {
     public func keepAlive(_ lease: EtcdLease) async throws -> Never {
         let request = Etcdserverpb_LeaseKeepAliveRequest.with { $0.id = lease.id }
         let interval = Duration.milliseconds(max(lease.ttl * 1000 / 3, 100))
-        var options = CallOptions.defaults
-        options.waitForReady = false
+        let options = streamOptions
         while true {
             for member in memberOrder() {
                 do {

@@ -69,8 +69,7 @@ extension EtcdClient {
         create.prevKv = previousValues
         create.progressNotify = progressNotify
         let request = Etcdserverpb_WatchRequest.with { $0.createRequest = create }
-        var options = CallOptions.defaults
-        options.waitForReady = false
+        let options = streamOptions
         try await member.withConnection { connection in
             try await connection.watch.watch(
                 metadata: EtcdMember.requireLeader,

@@ -85,9 +85,18 @@ public final class EtcdClient: Sendable {
         preferred.withLock { $0 = index }
     }
 
+    /// A request's: bounded by ``Configuration/requestTimeout``.
     var callOptions: CallOptions {
-        var options = CallOptions.defaults
+        var options = streamOptions
         options.timeout = configuration.requestTimeout
+        return options
+    }
+
+    /// A long-lived call's (a watch, a keep-alive, a campaign): no time
+    /// bound, and failing at once on a member it cannot reach, so the
+    /// caller moves on to the next.
+    var streamOptions: CallOptions {
+        var options = CallOptions.defaults
         options.waitForReady = false
         return options
     }
