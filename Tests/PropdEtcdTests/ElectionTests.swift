@@ -12,12 +12,14 @@ extension EtcdClusterTests {
                 let observer = Task { try await etcd.observe(name) { seen.yield($0.value.string) } }
                 defer { observer.cancel() }
 
-                let leaseA = try await etcd.grantLease(ttl: 2)
+                // Leases long enough that a loaded machine's late keep-alive
+                // never ends one; A's ends when its keep-alives stop.
+                let leaseA = try await etcd.grantLease(ttl: 5)
                 let keeperA = Task { try await etcd.keepAlive(leaseA) }
                 let a = try await etcd.campaign(name, lease: leaseA.id, value: "node-a".bytes)
                 #expect(try await etcd.leader(name)?.value.string == "node-a")
 
-                let leaseB = try await etcd.grantLease(ttl: 2)
+                let leaseB = try await etcd.grantLease(ttl: 10)
                 let keeperB = Task { try await etcd.keepAlive(leaseB) }
                 defer { keeperB.cancel() }
                 let campaignB = Task { try await etcd.campaign(name, lease: leaseB.id, value: "node-b".bytes) }
