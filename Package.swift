@@ -256,7 +256,10 @@ let package = Package(
         // seam (PropertyStorage), with a mirror fed by one watch.
         .target(
             name: "PropdCluster",
-            dependencies: ["PropdCore", "PropdStore", "PropdEtcd"],
+            dependencies: [
+                "PropdCore", "PropdStore", "PropdEtcd",
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
             swiftSettings: strictSwift6
         ),
         // PropdEtcd's latency and throughput against a real etcd.

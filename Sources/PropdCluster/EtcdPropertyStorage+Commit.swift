@@ -1,3 +1,4 @@
+import NIOCore
 import PropdCore
 import PropdEtcd
 import PropdStore
@@ -12,23 +13,29 @@ extension EtcdPropertyStorage {
         case failed(StoreError)
     }
 
-    /// Sends one transaction and learns its fate; an outcome etcd could not
-    /// tell is looked up by the transaction's id in `head`.
-    func send(_ compares: [EtcdCompare], _ operations: [EtcdOperation], number: UInt64) async -> SendOutcome {
-        do {
-            let result = try await etcd.txn(compares, success: operations, failure: [.range(.key(mirror.layout.head))])
-            if result.succeeded { return .committed(result.revision) }
-            // Every write request changes `head`: once the mirror has head's
-            // revision, it has whatever made the compare fail.
-            if case .range(let read)? = result.results.first {
-                await mirror.wait(for: read.keyValues.first?.modRevision ?? 0)
+    /// Sends one transaction and learns its fate, on the writer's loop; an
+    /// outcome etcd could not tell is looked up by the transaction's id in `head`.
+    func send(_ compares: [EtcdCompare], _ operations: [EtcdOperation], number: UInt64)
+        -> EventLoopFuture<SendOutcome>
+    {
+        let (loop, mirror) = (writer.loop, mirror)
+        return etcd.txnFuture(compares, success: operations, failure: [.range(.key(mirror.layout.head))])
+            .flatMap { result in
+                if result.succeeded { return loop.makeSucceededFuture(.committed(result.revision)) }
+                // Every write request changes `head`: once the mirror has head's
+                // revision, it has whatever made the compare fail.
+                var head: Int64 = 0
+                if case .range(let read)? = result.results.first { head = read.keyValues.first?.modRevision ?? 0 }
+                let raced = loop.makePromise(of: SendOutcome.self)
+                mirror.whenDelivered(head) { raced.succeed(.raced) }
+                return raced.futureResult
             }
-            return .raced
-        } catch let error as EtcdError where error.code == .outcomeUnknown {
-            return await resolve(number, after: error)
-        } catch {
-            return .failed(StoreError(etcd: error))
-        }
+            .flatMapError { error in
+                if let error = error as? EtcdError, error.code == .outcomeUnknown {
+                    return loop.makeFutureWithTask { await self.resolve(number, after: error) }
+                }
+                return loop.makeSucceededFuture(.failed(StoreError(etcd: error)))
+            }
     }
 
     /// Whether transaction `number` was applied: read `head` (linearizable)

@@ -37,7 +37,7 @@ public final class EtcdPropertyStorage: PropertyStorage {
     public let maxOperations: Int
     let etcd: EtcdClient
     let mirror: SpaceMirror
-    let writerEvents: AsyncStream<WriterEvent>.Continuation
+    let writer: WriterInbox
     let counters = Mutex(WriteStatistics())
     let sequence = Atomic<UInt64>(0)
     /// The writer's revision of the space when the previous request's body ran (writer only).
@@ -71,18 +71,13 @@ public final class EtcdPropertyStorage: PropertyStorage {
         self.maxOperations = maxOperations
         var generator = SystemRandomNumberGenerator()
         mirror = SpaceMirror(layout: layout, node: String(generator.next() as UInt64, radix: 36))
-        (writerStream, writerEvents) = AsyncStream.makeStream(of: WriterEvent.self)
+        writer = WriterInbox(loop: etcd.gatewayLoop)
     }
 
-    private let writerStream: AsyncStream<WriterEvent>
-
     private func start() {
-        let stream = writerStream
-        let writer = Task { [self] in
-            await WritePipeline(storage: self).run(stream)
-        }
+        writer.start(self)
         let follower = Task { [self] in await follow() }
-        tasks.withLock { $0 = [writer, follower] }
+        tasks.withLock { $0 = [follower] }
     }
 
     /// Keeps the mirror current; after etcd compacted past it (a long
@@ -125,9 +120,10 @@ public final class EtcdPropertyStorage: PropertyStorage {
 
     // MARK: Writing
 
-    /// Each request is its own etcd transaction, its body run on this
-    /// store's writer task in submission order (``WritePipeline``). A loop's
-    /// lone call may overlap other requests; any other write keeps its place
+    /// Each request is its own etcd transaction, its body run by this
+    /// store's writer on the etcd client's gateway loop, in submission order
+    /// (``WritePipeline``). A loop's lone call may overlap other requests;
+    /// any other write keeps its place
     /// (``WriteJob/ordered``): a connection's pipelined calls commit in the
     /// order sent. Committing on an event loop at the end of its tick, as
     /// the SQLite store does for a loop's lone write, would block the loop
@@ -151,7 +147,7 @@ public final class EtcdPropertyStorage: PropertyStorage {
                 return nil
             }
         } refuse: { completion(.failure($0)) }
-        if case .terminated = writerEvents.yield(.submitted(job)) { completion(.failure(StoreError.closed)) }
+        writer.post(.submitted(job))
     }
 
     public func onCommit(_ observer: (@Sendable ([ChangeSet]) -> Void)?) {
@@ -182,11 +178,12 @@ public final class EtcdPropertyStorage: PropertyStorage {
 
     public func close() {
         guard !isClosed.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        writerEvents.yield(.closing)
-        let running = tasks.withLock { $0 }
+        let (running, writer) = (tasks.withLock { $0 }, writer)
         Task {
             // Queued writes still commit; then the watch stops.
-            if let writer = running.first { await writer.value }
+            await withCheckedContinuation { finished in
+                writer.post(.closing(finished: { finished.resume() }))
+            }
             for task in running { task.cancel() }
         }
     }

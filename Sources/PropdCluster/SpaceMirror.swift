@@ -35,7 +35,8 @@ final class SpaceMirror: Sendable {
         var delivered: Int64 = 0
         /// Applied revisions the writer has not folded into its copy yet.
         var writerLog = WriterLog()
-        var waiters: [(revision: Int64, continuation: CheckedContinuation<Void, Never>)] = []
+        /// Run once every revision up to theirs reached the observers.
+        var waiters: [(revision: Int64, action: @Sendable () -> Void)] = []
         var observer: (@Sendable ([ChangeSet]) -> Void)?
         /// The last revision at which another node changed what a binding
         /// engine is built from (bindings, their state, expiries, commands).
@@ -233,20 +234,27 @@ final class SpaceMirror: Sendable {
                 shared.waiters.removeAll { $0.revision <= delivered }
                 return ready
             }
-            for waiter in ready { waiter.continuation.resume() }
+            for waiter in ready { waiter.action() }
         }
     }
 
     /// Returns once every change up to `revision` is applied and reached the observers.
     func wait(for revision: Int64) async {
         await withCheckedContinuation { continuation in
-            let now = shared.withLock { shared in
-                if shared.delivered >= revision { return true }
-                shared.waiters.append((revision, continuation))
-                return false
-            }
-            if now { continuation.resume() }
+            whenDelivered(revision) { continuation.resume() }
         }
+    }
+
+    /// Runs `action` once every change up to `revision` is applied and
+    /// reached the observers: at once if it has, else on the thread that
+    /// delivers the last of them.
+    func whenDelivered(_ revision: Int64, _ action: @escaping @Sendable () -> Void) {
+        let now = shared.withLock { shared in
+            if shared.delivered >= revision { return true }
+            shared.waiters.append((revision, action))
+            return false
+        }
+        if now { action() }
     }
 
     /// The space now, for a writer that starts again from it (its log emptied).

@@ -18,15 +18,15 @@ struct WriteJob: Sendable {
     var refuse: @Sendable (any Error) -> Void
 }
 
-/// What reaches the writer task.
+/// What reaches the writer (``WriterInbox``).
 enum WriterEvent: Sendable {
     case submitted(WriteJob)
     /// The transaction of request `sequence` came back.
     case sent(UInt64, EtcdPropertyStorage.SendOutcome)
     /// After a failed request: the mirror has every revision acknowledged.
     case caughtUp
-    /// The store closes: finish what was submitted, then stop.
-    case closing
+    /// The store closes: finish what was submitted, stop, then call `finished`.
+    case closing(finished: @Sendable () -> Void)
 }
 
 /// The node's writer: runs each request's body on the space as the
@@ -89,34 +89,38 @@ final class WritePipeline {
     /// body is told the same, so an engine it changed is rebuilt (``EngineState``).
     private var refusedExpected: Int64?
     private var newestAcknowledged: Int64 = 0
-    private var closing = false
+    /// Set once the store closes: what to call when the writer finished.
+    private var closing: (@Sendable () -> Void)?
+    private var finishing = false
 
     init(storage: EtcdPropertyStorage) {
         self.storage = storage
         space = WriterSpace(layout: storage.mirror.layout)
     }
 
-    /// Handles the writer's events until the store closed and every
-    /// request submitted before is answered.
-    func run(_ events: AsyncStream<WriterEvent>) async {
-        var finished = false
-        for await event in events {
-            switch event {
-            case .submitted(let job):
-                // Submitted while the store closed, after the writer finished.
-                if finished { job.refuse(StoreError.closed) } else { waiting.append(job) }
-            case .sent(let sequence, let outcome): sent(sequence, outcome)
-            case .caughtUp: caughtUp()
-            case .closing: closing = true
-            }
-            pump()
-            if closing, isIdle, !finished {
-                finished = true
-                storage.writerEvents.finish()
+    /// Handles one of the writer's events, on the writer's loop
+    /// (``WriterInbox``); once the store closed and every request
+    /// submitted before is answered, the writer finishes.
+    func handle(_ event: WriterEvent) {
+        switch event {
+        case .submitted(let job):
+            if finishing { job.refuse(StoreError.closed) } else { waiting.append(job) }
+        case .sent(let sequence, let outcome): sent(sequence, outcome)
+        case .caughtUp: caughtUp()
+        case .closing(let finished): closing = finished
+        }
+        pump()
+        if let finished = closing, isIdle, !finishing {
+            finishing = true
+            // Acknowledged requests are answered once the mirror has them.
+            let writer = storage.writer
+            storage.mirror.whenDelivered(newestAcknowledged) {
+                writer.loop.execute {
+                    writer.writerFinished()
+                    finished()
+                }
             }
         }
-        // Acknowledged requests are answered once the mirror has them.
-        await storage.mirror.wait(for: newestAcknowledged)
     }
 
     private var isIdle: Bool {
@@ -237,16 +241,16 @@ final class WritePipeline {
         let operations = entry.request.operations
         let (answer, changes) = (entry.answer, entry.changes)
         let storage = storage
-        Task {
-            let outcome = await storage.send(compares, operations, number: sequence)
+        storage.send(compares, operations, number: sequence).whenSuccess { outcome in
             if case .committed(let revision) = outcome {
                 storage.mirror.applyOwn(operations, at: revision)
             }
-            storage.writerEvents.yield(.sent(sequence, outcome))
+            storage.writer.post(.sent(sequence, outcome))
             guard case .committed(let revision) = outcome else { return }
-            await storage.mirror.wait(for: revision)
-            answer(.success(storage.mirror.changeSet(at: revision)
-                ?? ChangeSet(revision: Revision(revision), changes: changes)))
+            storage.mirror.whenDelivered(revision) {
+                answer(.success(storage.mirror.changeSet(at: revision)
+                    ?? ChangeSet(revision: Revision(revision), changes: changes)))
+            }
         }
     }
 
@@ -326,11 +330,8 @@ final class WritePipeline {
     private func catchUpWhenQuiet() {
         guard recovery == .awaitingSent, unacknowledged == 0 else { return }
         recovery = .catchingUp
-        let (storage, target) = (storage, newestAcknowledged)
-        Task {
-            await storage.mirror.wait(for: target)
-            storage.writerEvents.yield(.caughtUp)
-        }
+        let writer = storage.writer
+        storage.mirror.whenDelivered(newestAcknowledged) { writer.post(.caughtUp) }
     }
 
     private func caughtUp() {

@@ -32,20 +32,7 @@ extension EtcdClient {
                     prefer(member)
                     return result
                 } catch {
-                    switch EtcdFailure(error) {
-                    case .cancelled:
-                        throw CancellationError()
-                    case .final(let error):
-                        prefer(member)
-                        throw error
-                    case .maybeApplied(let cause) where replay == .unsafe:
-                        throw EtcdError(
-                            .outcomeUnknown,
-                            "\(member.endpoint) failed while the write was in flight; it may have been applied",
-                            cause: cause)
-                    case .maybeApplied(let cause), .notApplied(let cause):
-                        lastCause = cause
-                    }
+                    lastCause = try nextMember(after: error, on: member, replay)
                 }
             }
             let now = clock.now
@@ -61,6 +48,27 @@ extension EtcdClient {
             // hammered; bounded by the deadline.
             try await Task.sleep(for: min(pause, deadline - now))
             pause = min(pause * 2, .milliseconds(500))
+        }
+    }
+
+    /// After an attempt on `member` failed with `error`: returns the cause
+    /// to report if the next members fail too; throws when the failure
+    /// ends the request (etcd's final word, or a write that may have been
+    /// applied and must not be sent again).
+    func nextMember(after error: any Error, on member: EtcdMember, _ replay: EtcdReplay) throws -> any Error {
+        switch EtcdFailure(error) {
+        case .cancelled:
+            throw CancellationError()
+        case .final(let error):
+            prefer(member)
+            throw error
+        case .maybeApplied(let cause) where replay == .unsafe:
+            throw EtcdError(
+                .outcomeUnknown,
+                "\(member.endpoint) failed while the write was in flight; it may have been applied",
+                cause: cause)
+        case .maybeApplied(let cause), .notApplied(let cause):
+            return cause
         }
     }
 

@@ -1,4 +1,5 @@
 import EtcdAPI
+public import NIOCore
 
 extension EtcdClient {
     /// Runs `success` if every compare holds, else `failure`, atomically: a
@@ -20,13 +21,42 @@ extension EtcdClient {
     public func txn(
         _ compares: [EtcdCompare], success: [EtcdOperation], failure: [EtcdOperation] = []
     ) async throws -> EtcdTxnResult {
+        let (request, replay) = Self.txnRequest(compares, success: success, failure: failure)
+        return try await withFailover(replay, member: { member in
+            EtcdTxnResult(try await member.gateway.txn(request))
+        })
+    }
+
+    /// ``txn(_:success:failure:)``, its result delivered on ``gatewayLoop``:
+    /// a caller there sends it and handles the reply without a thread
+    /// hand-over while the preferred member answers; after a failure that
+    /// left nothing applied it goes on as ``txn(_:success:failure:)``, with
+    /// the other members.
+    public func txnFuture(
+        _ compares: [EtcdCompare], success: [EtcdOperation], failure: [EtcdOperation] = []
+    ) -> EventLoopFuture<EtcdTxnResult> {
+        let (request, replay) = Self.txnRequest(compares, success: success, failure: failure)
+        let member = memberOrder()[0]
+        return member.gateway.txnFuture(request).map(EtcdTxnResult.init).flatMapError { error in
+            do {
+                _ = try self.nextMember(after: error, on: member, replay)
+            } catch {
+                return self.gatewayLoop.makeFailedFuture(error)
+            }
+            return self.gatewayLoop.makeFutureWithTask {
+                try await self.txn(compares, success: success, failure: failure)
+            }
+        }
+    }
+
+    private static func txnRequest(
+        _ compares: [EtcdCompare], success: [EtcdOperation], failure: [EtcdOperation]
+    ) -> (Etcdserverpb_TxnRequest, EtcdReplay) {
         var request = Etcdserverpb_TxnRequest()
         request.compare = compares.map(\.message)
         request.success = success.map(\.message)
         request.failure = failure.map(\.message)
         let writes = success.contains(where: \.isWrite) || failure.contains(where: \.isWrite)
-        return try await withFailover(writes ? .unsafe : .safe, member: { member in
-            EtcdTxnResult(try await member.gateway.txn(request))
-        })
+        return (request, writes ? .unsafe : .safe)
     }
 }

@@ -42,6 +42,10 @@ public final class EtcdClient: Sendable {
     }
 
     public let configuration: Configuration
+    /// The event loop every member's JSON-gateway connections live on:
+    /// code running on it sends transactions and reads their replies
+    /// without a thread hand-over (``txnFuture(_:success:failure:)``).
+    public let gatewayLoop: any EventLoop
     let members: [EtcdMember]
     /// The member requests go to first: the last one that answered.
     private let preferred = Mutex(0)
@@ -51,11 +55,13 @@ public final class EtcdClient: Sendable {
             throw EtcdError(.invalidEndpoint, "no etcd endpoint given")
         }
         self.configuration = configuration
+        let group = configuration.eventLoopGroup ?? MultiThreadedEventLoopGroup.singleton
+        let gatewayLoop = group.next()
+        self.gatewayLoop = gatewayLoop
         members = try configuration.endpoints.map {
             try EtcdMember(
                 $0, reconnectAfterAtMost: configuration.reconnectAfterAtMost,
-                requestTimeout: configuration.requestTimeout,
-                eventLoopGroup: configuration.eventLoopGroup ?? MultiThreadedEventLoopGroup.singleton)
+                requestTimeout: configuration.requestTimeout, eventLoopGroup: group, gatewayLoop: gatewayLoop)
         }
     }
 

@@ -23,28 +23,46 @@ import SwiftProtobuf
 /// ``EtcdFailure`` classifies both alike: no connection is `unavailable`
 /// and never sent; a connection lost or timed out with the request on it
 /// may have applied it.
+///
+/// Its connections all live on one event loop, ``loop`` (the client's
+/// ``EtcdClient/gatewayLoop``): a caller on that loop sends a transaction
+/// and handles its reply without a thread hand-over
+/// (``EtcdClient/txnFuture(_:success:failure:)``).
 final class EtcdGateway: Sendable {
     let endpoint: EtcdEndpoint
-    private let eventLoopGroup: any EventLoopGroup
-    private let requestTimeout: Duration
+    /// The loop every connection of this gateway lives on.
+    let loop: any EventLoop
+    private let requestTimeout: TimeAmount
     private let idle = Mutex<[any Channel]>([])
     /// Idle connections kept for the next requests; more are closed.
     private static let idleLimit = 64
 
-    init(_ endpoint: EtcdEndpoint, requestTimeout: Duration, eventLoopGroup: any EventLoopGroup) {
+    init(_ endpoint: EtcdEndpoint, requestTimeout: Duration, loop: any EventLoop) {
         self.endpoint = endpoint
-        self.requestTimeout = requestTimeout
-        self.eventLoopGroup = eventLoopGroup
+        self.loop = loop
+        let (seconds, attoseconds) = requestTimeout.components
+        self.requestTimeout = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
     }
 
     /// Runs one transaction; `hasleader` as every request of the client.
     func txn(_ request: Etcdserverpb_TxnRequest) async throws -> Etcdserverpb_TxnResponse {
-        let body: [UInt8] = try request.jsonUTF8Bytes()
-        let reply = try await post("/v3/kv/txn", body)
-        guard reply.status == .ok else { throw Self.error(from: reply) }
-        var options = JSONDecodingOptions()
-        options.ignoreUnknownFields = true
-        return try Etcdserverpb_TxnResponse(jsonUTF8Bytes: reply.body, options: options)
+        try await txnFuture(request).get()
+    }
+
+    /// ``txn(_:)``, completed on ``loop``.
+    func txnFuture(_ request: Etcdserverpb_TxnRequest) -> EventLoopFuture<Etcdserverpb_TxnResponse> {
+        let body: [UInt8]
+        do {
+            body = try request.jsonUTF8Bytes()
+        } catch {
+            return loop.makeFailedFuture(error)
+        }
+        return post("/v3/kv/txn", body).flatMapThrowing { reply in
+            guard reply.status == .ok else { throw Self.error(from: reply) }
+            var options = JSONDecodingOptions()
+            options.ignoreUnknownFields = true
+            return try Etcdserverpb_TxnResponse(jsonUTF8Bytes: reply.body, options: options)
+        }
     }
 
     func shutdown() {
@@ -57,21 +75,19 @@ final class EtcdGateway: Sendable {
 
     // MARK: Connections
 
-    private func post(_ path: String, _ body: [UInt8]) async throws -> GatewayReply {
-        let channel = try await checkOut()
-        let promise = channel.eventLoop.makePromise(of: GatewayReply.self)
-        let exchange = GatewayExchange(
-            head: head(path, length: body.count), body: ByteBuffer(bytes: body), reply: promise,
-            timeout: TimeAmount.nanoseconds(Int64(requestTimeout.components.seconds) * 1_000_000_000
-                + Int64(requestTimeout.components.attoseconds / 1_000_000_000)))
-        channel.writeAndFlush(exchange, promise: nil)
-        do {
-            let reply = try await promise.futureResult.get()
-            checkIn(channel, keepAlive: reply.keepAlive)
-            return reply
-        } catch {
-            channel.close(promise: nil)
-            throw error
+    private func post(_ path: String, _ body: [UInt8]) -> EventLoopFuture<GatewayReply> {
+        let (head, timeout) = (head(path, length: body.count), requestTimeout)
+        return checkOut().flatMap { channel in
+            let promise = channel.eventLoop.makePromise(of: GatewayReply.self)
+            let exchange = GatewayExchange(head: head, body: ByteBuffer(bytes: body), reply: promise, timeout: timeout)
+            channel.writeAndFlush(exchange, promise: nil)
+            return promise.futureResult.map { reply in
+                self.checkIn(channel, keepAlive: reply.keepAlive)
+                return reply
+            }.flatMapErrorThrowing { error in
+                channel.close(promise: nil)
+                throw error
+            }
         }
     }
 
@@ -86,25 +102,24 @@ final class EtcdGateway: Sendable {
         return head
     }
 
-    private func checkOut() async throws -> any Channel {
+    private func checkOut() -> EventLoopFuture<any Channel> {
         while let channel = idle.withLock({ $0.popLast() }) {
-            if channel.isActive { return channel }
+            if channel.isActive { return loop.makeSucceededFuture(channel) }
         }
-        do {
-            return try await ClientBootstrap(group: eventLoopGroup)
-                .channelOption(.socketOption(.tcp_nodelay), value: 1)
-                .connectTimeout(.seconds(2))
-                .channelInitializer { channel in
-                    channel.eventLoop.makeCompletedFuture {
-                        try channel.pipeline.syncOperations.addHTTPClientHandlers()
-                        try channel.pipeline.syncOperations.addHandler(GatewayExchangeHandler())
-                    }
+        let endpoint = endpoint
+        return ClientBootstrap(group: loop)
+            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .connectTimeout(.seconds(2))
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHTTPClientHandlers()
+                    try channel.pipeline.syncOperations.addHandler(GatewayExchangeHandler())
                 }
-                .connect(host: endpoint.host, port: endpoint.port)
-                .get()
-        } catch {
-            throw RPCError(code: .unavailable, message: "Could not establish a connection to \(endpoint): \(error)")
-        }
+            }
+            .connect(host: endpoint.host, port: endpoint.port)
+            .flatMapErrorThrowing { error in
+                throw RPCError(code: .unavailable, message: "Could not establish a connection to \(endpoint): \(error)")
+            }
     }
 
     private func checkIn(_ channel: any Channel, keepAlive: Bool) {

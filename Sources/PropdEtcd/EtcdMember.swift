@@ -52,10 +52,10 @@ final class EtcdMember: Sendable {
 
     init(
         _ endpoint: EtcdEndpoint, reconnectAfterAtMost: Duration, requestTimeout: Duration,
-        eventLoopGroup: any EventLoopGroup
+        eventLoopGroup: any EventLoopGroup, gatewayLoop: any EventLoop
     ) throws {
         self.endpoint = endpoint
-        gateway = EtcdGateway(endpoint, requestTimeout: requestTimeout, eventLoopGroup: eventLoopGroup)
+        gateway = EtcdGateway(endpoint, requestTimeout: requestTimeout, loop: gatewayLoop)
         self.reconnectAfterAtMost = reconnectAfterAtMost
         self.eventLoopGroup = eventLoopGroup
         let first = try EtcdConnection(
