@@ -22,6 +22,25 @@ extension EtcdClusterTests {
             }
         }
 
+        @Test func aTransactionOnTheGatewayLoopGoesToAnotherMemberWhenItsOwnIsDown() async throws {
+            try await withCluster { cluster, etcd in
+                // Until another member answers, the client tries the first one first.
+                cluster.kill(0)
+                let key = "/g/a".bytes
+                let createOnce = [EtcdCompare(.key(key), .equal, .createRevision(0))]
+                let (created, onGatewayLoop) = try await etcd.txnFuture(
+                    createOnce, success: [.put(key: key, value: "1".bytes)]
+                ).map { ($0, etcd.gatewayLoop.inEventLoop) }.get()
+                #expect(created.succeeded)
+                #expect(onGatewayLoop, "the result is delivered on the gateway loop")
+                let again = try await etcd.txnFuture(createOnce, success: [.put(key: key, value: "2".bytes)]).get()
+                #expect(!again.succeeded, "applied once: the second create finds the key")
+                let read = try await etcd.range(.key(key))
+                #expect(read.keyValues.map(\.value.string) == ["1"])
+                #expect(read.keyValues.first?.modRevision == created.revision)
+            }
+        }
+
         @Test func writesGoOnAfterTheElectionWhenTheLeaderIsKilled() async throws {
             try await withCluster(unavailableAfter: .seconds(10)) { cluster, etcd in
                 let leader = try await etcd.leaderIndex()
