@@ -1,6 +1,17 @@
 import EtcdAPI
 public import NIOCore
 
+/// How a transaction reaches its member.
+public enum EtcdTxnRoute: Sendable {
+    /// The member's JSON gateway over HTTP/1.1 (``EtcdGateway``): the
+    /// route of ``EtcdClient/txn(_:success:failure:)``, which costs this
+    /// client less CPU per transaction.
+    case gateway
+    /// The member's gRPC API: costs etcd less CPU per transaction (its
+    /// gateway is a proxy in front of it), this client more.
+    case grpc
+}
+
 extension EtcdClient {
     /// Runs `success` if every compare holds, else `failure`, atomically: a
     /// transaction that writes is exactly one new revision.
@@ -21,9 +32,24 @@ extension EtcdClient {
     public func txn(
         _ compares: [EtcdCompare], success: [EtcdOperation], failure: [EtcdOperation] = []
     ) async throws -> EtcdTxnResult {
+        try await txn(compares, success: success, failure: failure, via: .gateway)
+    }
+
+    /// ``txn(_:success:failure:)`` by the route given.
+    public func txn(
+        _ compares: [EtcdCompare], success: [EtcdOperation], failure: [EtcdOperation] = [], via route: EtcdTxnRoute
+    ) async throws -> EtcdTxnResult {
         let (request, replay) = Self.txnRequest(compares, success: success, failure: failure)
         return try await withFailover(replay, member: { member in
-            EtcdTxnResult(try await member.gateway.txn(request))
+            switch route {
+            case .gateway:
+                EtcdTxnResult(try await member.gateway.txn(request))
+            case .grpc:
+                try await member.withConnection { connection in
+                    EtcdTxnResult(
+                        try await connection.kv.txn(request, metadata: EtcdMember.requireLeader, options: callOptions))
+                }
+            }
         })
     }
 

@@ -3,18 +3,19 @@ import Testing
 
 extension EtcdClusterTests {
     @Suite struct TxnTests {
-        @Test func comparesThatHoldRunSuccessAndOnesThatFailRunFailure() async throws {
+        @Test(arguments: [EtcdTxnRoute.gateway, .grpc])
+        func comparesThatHoldRunSuccessAndOnesThatFailRunFailure(route: EtcdTxnRoute) async throws {
             try await withCluster { _, etcd in
                 let key = "/t/a".bytes
                 // Create only if absent: wins the first time, loses the second.
                 let created = try await etcd.txn(
                     [EtcdCompare(.key(key), .equal, .createRevision(0))],
-                    success: [.put(key: key, value: "1".bytes)])
+                    success: [.put(key: key, value: "1".bytes)], via: route)
                 #expect(created.succeeded)
                 let again = try await etcd.txn(
                     [EtcdCompare(.key(key), .equal, .createRevision(0))],
                     success: [.put(key: key, value: "2".bytes)],
-                    failure: [.range(.key(key))])
+                    failure: [.range(.key(key))], via: route)
                 #expect(!again.succeeded)
                 #expect(again.revision == created.revision, "a losing txn that only reads writes nothing")
                 guard case .range(let current) = again.results.first else {
@@ -27,21 +28,22 @@ extension EtcdClusterTests {
                 // current revision wins; the one holding a stale revision loses.
                 let swapped = try await etcd.txn(
                     [EtcdCompare(.key(key), .equal, .modRevision(created.revision))],
-                    success: [.put(key: key, value: "3".bytes), .put(key: "/t/derived".bytes, value: "6".bytes)])
+                    success: [.put(key: key, value: "3".bytes), .put(key: "/t/derived".bytes, value: "6".bytes)],
+                    via: route)
                 #expect(swapped.succeeded)
                 #expect(swapped.revision == created.revision + 1, "two puts, one revision")
                 let stale = try await etcd.txn(
                     [EtcdCompare(.key(key), .equal, .modRevision(created.revision))],
-                    success: [.put(key: key, value: "4".bytes)])
+                    success: [.put(key: key, value: "4".bytes)], via: route)
                 #expect(!stale.succeeded)
 
                 // version and value compares.
                 let byVersion = try await etcd.txn(
                     [EtcdCompare(.key(key), .equal, .version(2)), EtcdCompare(.key(key), .equal, .value("3".bytes))],
-                    success: [.delete(.key("/t/derived".bytes))])
+                    success: [.delete(.key("/t/derived".bytes))], via: route)
                 #expect(byVersion.succeeded)
                 let byValue = try await etcd.txn(
-                    [EtcdCompare(.key(key), .notEqual, .value("3".bytes))], success: [.delete(.key(key))])
+                    [EtcdCompare(.key(key), .notEqual, .value("3".bytes))], success: [.delete(.key(key))], via: route)
                 #expect(!byValue.succeeded)
                 let read = try await etcd.range(.prefix("/t/".bytes))
                 #expect(read.keyValues.map(\.key.string) == ["/t/a"])
