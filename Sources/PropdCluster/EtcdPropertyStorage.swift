@@ -71,7 +71,7 @@ public final class EtcdPropertyStorage: PropertyStorage {
         self.maxOperations = maxOperations
         var generator = SystemRandomNumberGenerator()
         mirror = SpaceMirror(layout: layout, node: String(generator.next() as UInt64, radix: 36))
-        writer = WriterInbox(loop: etcd.gatewayLoop)
+        writer = WriterInbox(loop: etcd.transactionLoop)
     }
 
     private func start() {
@@ -121,7 +121,7 @@ public final class EtcdPropertyStorage: PropertyStorage {
     // MARK: Writing
 
     /// Each request is its own etcd transaction, its body run by this
-    /// store's writer on the etcd client's gateway loop, in submission order
+    /// store's writer on the etcd client's transaction loop, in submission order
     /// (``WritePipeline``). A loop's lone call may overlap other requests;
     /// any other write keeps its place
     /// (``WriteJob/ordered``): a connection's pipelined calls commit in the

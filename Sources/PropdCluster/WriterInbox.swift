@@ -2,8 +2,8 @@ import NIOCore
 import PropdStore
 
 /// The node's writer's mailbox: every ``WriterEvent`` reaches the
-/// ``WritePipeline`` on the etcd client's gateway loop, one at a time, in
-/// the order posted.
+/// ``WritePipeline`` on the etcd client's transaction loop, one at a time,
+/// in the order posted.
 ///
 /// The writer lives on the loop its transactions' connections live on, so
 /// a request's body runs, its transaction is sent, and its reply is

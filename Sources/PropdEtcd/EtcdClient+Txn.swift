@@ -53,23 +53,25 @@ extension EtcdClient {
         })
     }
 
-    /// ``txn(_:success:failure:)``, its result delivered on ``gatewayLoop``:
-    /// a caller there sends it and handles the reply without a thread
-    /// hand-over while the preferred member answers; after a failure that
-    /// left nothing applied it goes on as ``txn(_:success:failure:)``, with
-    /// the other members.
+    /// ``txn(_:success:failure:)``, its result delivered on ``transactionLoop``:
+    /// a gRPC call on the preferred member's ``LoopUnaryConnection``, so a
+    /// caller there sends it and handles the reply without a thread
+    /// hand-over; after a failure that left nothing applied it goes on as
+    /// ``txn(_:success:failure:)``, with the other members.
     public func txnFuture(
         _ compares: [EtcdCompare], success: [EtcdOperation], failure: [EtcdOperation] = []
     ) -> EventLoopFuture<EtcdTxnResult> {
         let (request, replay) = Self.txnRequest(compares, success: success, failure: failure)
         let member = memberOrder()[0]
-        return member.gateway.txnFuture(request).map(EtcdTxnResult.init).flatMapError { error in
+        return member.unary.call(
+            "/etcdserverpb.KV/Txn", request, metadata: [("hasleader", "true")], as: Etcdserverpb_TxnResponse.self
+        ).map(EtcdTxnResult.init).flatMapError { error in
             do {
                 _ = try self.nextMember(after: error, on: member, replay)
             } catch {
-                return self.gatewayLoop.makeFailedFuture(error)
+                return self.transactionLoop.makeFailedFuture(error)
             }
-            return self.gatewayLoop.makeFutureWithTask {
+            return self.transactionLoop.makeFutureWithTask {
                 try await self.txn(compares, success: success, failure: failure)
             }
         }

@@ -42,10 +42,11 @@ public final class EtcdClient: Sendable {
     }
 
     public let configuration: Configuration
-    /// The event loop every member's JSON-gateway connections live on:
-    /// code running on it sends transactions and reads their replies
-    /// without a thread hand-over (``txnFuture(_:success:failure:)``).
-    public let gatewayLoop: any EventLoop
+    /// The event loop the connections for transactions live on (each
+    /// member's JSON gateway and its ``LoopUnaryConnection``): code running
+    /// on it sends transactions and reads their replies without a thread
+    /// hand-over (``txnFuture(_:success:failure:)``).
+    public let transactionLoop: any EventLoop
     let members: [EtcdMember]
     /// The member requests go to first: the last one that answered.
     private let preferred = Mutex(0)
@@ -56,12 +57,12 @@ public final class EtcdClient: Sendable {
         }
         self.configuration = configuration
         let group = configuration.eventLoopGroup ?? MultiThreadedEventLoopGroup.singleton
-        let gatewayLoop = group.next()
-        self.gatewayLoop = gatewayLoop
+        let transactionLoop = group.next()
+        self.transactionLoop = transactionLoop
         members = try configuration.endpoints.map {
             try EtcdMember(
                 $0, reconnectAfterAtMost: configuration.reconnectAfterAtMost,
-                requestTimeout: configuration.requestTimeout, eventLoopGroup: group, gatewayLoop: gatewayLoop)
+                requestTimeout: configuration.requestTimeout, eventLoopGroup: group, transactionLoop: transactionLoop)
         }
     }
 

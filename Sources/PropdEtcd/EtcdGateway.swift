@@ -24,10 +24,9 @@ import SwiftProtobuf
 /// and never sent; a connection lost or timed out with the request on it
 /// may have applied it.
 ///
-/// Its connections all live on one event loop, ``loop`` (the client's
-/// ``EtcdClient/gatewayLoop``): a caller on that loop sends a transaction
-/// and handles its reply without a thread hand-over
-/// (``EtcdClient/txnFuture(_:success:failure:)``).
+/// Its connections all live on the client's ``EtcdClient/transactionLoop``.
+/// The store's writer does not take this route: its transactions are gRPC
+/// calls on that loop (``LoopUnaryConnection``), which cost etcd less.
 final class EtcdGateway: Sendable {
     let endpoint: EtcdEndpoint
     /// The loop every connection of this gateway lives on.

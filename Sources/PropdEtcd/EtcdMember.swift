@@ -49,13 +49,16 @@ final class EtcdMember: Sendable {
 
     /// The member's JSON gateway, for transactions.
     let gateway: EtcdGateway
+    /// Unary gRPC calls on the client's transaction loop (``EtcdClient/txnFuture(_:success:failure:)``).
+    let unary: LoopUnaryConnection
 
     init(
         _ endpoint: EtcdEndpoint, reconnectAfterAtMost: Duration, requestTimeout: Duration,
-        eventLoopGroup: any EventLoopGroup, gatewayLoop: any EventLoop
+        eventLoopGroup: any EventLoopGroup, transactionLoop: any EventLoop
     ) throws {
         self.endpoint = endpoint
-        gateway = EtcdGateway(endpoint, requestTimeout: requestTimeout, loop: gatewayLoop)
+        gateway = EtcdGateway(endpoint, requestTimeout: requestTimeout, loop: transactionLoop)
+        unary = LoopUnaryConnection(endpoint, requestTimeout: requestTimeout, loop: transactionLoop)
         self.reconnectAfterAtMost = reconnectAfterAtMost
         self.eventLoopGroup = eventLoopGroup
         let first = try EtcdConnection(
@@ -92,6 +95,7 @@ final class EtcdMember: Sendable {
         madeContinuation.finish()
         for connection in connections { connection.grpc.beginGracefulShutdown() }
         gateway.shutdown()
+        unary.shutdown()
     }
 
     private func checkOut() -> EtcdConnection {

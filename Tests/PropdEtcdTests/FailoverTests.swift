@@ -22,7 +22,7 @@ extension EtcdClusterTests {
             }
         }
 
-        @Test func aTransactionOnTheGatewayLoopGoesToAnotherMemberWhenItsOwnIsDown() async throws {
+        @Test func aTransactionOnTheTransactionLoopGoesToAnotherMemberWhenItsOwnIsDown() async throws {
             try await withCluster { cluster, etcd in
                 // Until another member answers, the client tries the first one first.
                 cluster.kill(0)
@@ -30,9 +30,9 @@ extension EtcdClusterTests {
                 let createOnce = [EtcdCompare(.key(key), .equal, .createRevision(0))]
                 let (created, onGatewayLoop) = try await etcd.txnFuture(
                     createOnce, success: [.put(key: key, value: "1".bytes)]
-                ).map { ($0, etcd.gatewayLoop.inEventLoop) }.get()
+                ).map { ($0, etcd.transactionLoop.inEventLoop) }.get()
                 #expect(created.succeeded)
-                #expect(onGatewayLoop, "the result is delivered on the gateway loop")
+                #expect(onGatewayLoop, "the result is delivered on the transaction loop")
                 let again = try await etcd.txnFuture(createOnce, success: [.put(key: key, value: "2".bytes)]).get()
                 #expect(!again.succeeded, "applied once: the second create finds the key")
                 let read = try await etcd.range(.key(key))

@@ -51,6 +51,23 @@ extension EtcdClusterTests {
             }
         }
 
+        @Test func transactionsOnTheTransactionLoopOutlastEtcdsPingPerRequest() async throws {
+            // etcd pings once per request; swift-nio-http2 closes a connection
+            // after 200 pings in 30 s unless told otherwise.
+            try await withCluster { _, etcd in
+                var revisions: [Int64] = []
+                for i in 0..<500 {
+                    let result = try await etcd.txnFuture(
+                        [], success: [.put(key: "/s/\(i % 10)".bytes, value: "\(i)".bytes)]
+                    ).get()
+                    revisions.append(result.revision)
+                }
+                #expect(revisions == revisions.sorted() && Set(revisions).count == 500)
+                let read = try await etcd.range(.prefix("/s/".bytes))
+                #expect(read.keyValues.map(\.value.string).sorted() == (490..<500).map(String.init))
+            }
+        }
+
         @Test func etcdLimitsAreTypedErrorsAndApplyNothing() async throws {
             try await withCluster { _, etcd in
                 let before = try await etcd.put("/l/marker".bytes, "0".bytes).revision
