@@ -71,14 +71,20 @@ extension EtcdClient {
     }
 
     /// Discards the history before `revision` (etcd's compaction); reads and
-    /// watches below it then fail with ``EtcdError/Code/compacted``.
+    /// watches below it then fail with ``EtcdError/Code/compacted``. A
+    /// revision compacted already is no error: its history is gone, as asked.
     public func compact(upTo revision: Int64) async throws {
         var request = Etcdserverpb_CompactionRequest()
         request.revision = revision
         request.physical = true
-        // Compacting twice to the same revision is refused, not repeated: safe.
-        _ = try await withFailover(.safe) { member in
-            try await member.kv.compact(request, metadata: EtcdMember.requireLeader, options: callOptions)
+        do {
+            // Compacting twice to the same revision is refused, not repeated: safe.
+            _ = try await withFailover(.safe) { member in
+                try await member.kv.compact(request, metadata: EtcdMember.requireLeader, options: callOptions)
+            }
+        } catch let error as EtcdError where error.code == .compacted {
+            // Compacted that far before, or by this call's own attempt that
+            // timed out while etcd compacted and was sent again.
         }
     }
 }

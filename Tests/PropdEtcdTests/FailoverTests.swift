@@ -24,20 +24,26 @@ extension EtcdClusterTests {
 
         @Test func aTransactionOnTheTransactionLoopGoesToAnotherMemberWhenItsOwnIsDown() async throws {
             try await withCluster { cluster, etcd in
-                // Until another member answers, the client tries the first one first.
-                cluster.kill(0)
-                let key = "/g/a".bytes
-                let createOnce = [EtcdCompare(.key(key), .equal, .createRevision(0))]
-                let (created, onGatewayLoop) = try await etcd.txnFuture(
-                    createOnce, success: [.put(key: key, value: "1".bytes)]
-                ).map { ($0, etcd.transactionLoop.inEventLoop) }.get()
-                #expect(created.succeeded)
-                #expect(onGatewayLoop, "the result is delivered on the transaction loop")
-                let again = try await etcd.txnFuture(createOnce, success: [.put(key: key, value: "2".bytes)]).get()
-                #expect(!again.succeeded, "applied once: the second create finds the key")
-                let read = try await etcd.range(.key(key))
-                #expect(read.keyValues.map(\.value.string) == ["1"])
-                #expect(read.keyValues.first?.modRevision == created.revision)
+                // A client that tries a follower first (until another member
+                // answers): killing it costs no election.
+                let follower = (try await etcd.leaderIndex() + 1) % 3
+                let endpoints = etcd.configuration.endpoints
+                let order = [follower] + (0..<3).filter { $0 != follower }
+                try await withEtcdClient(.init(endpoints: order.map { endpoints[$0] })) { client in
+                    cluster.kill(follower)
+                    let key = "/g/a".bytes
+                    let createOnce = [EtcdCompare(.key(key), .equal, .createRevision(0))]
+                    let (created, onTransactionLoop) = try await client.txnFuture(
+                        createOnce, success: [.put(key: key, value: "1".bytes)]
+                    ).map { ($0, client.transactionLoop.inEventLoop) }.get()
+                    #expect(created.succeeded)
+                    #expect(onTransactionLoop, "the result is delivered on the transaction loop")
+                    let again = try await client.txnFuture(createOnce, success: [.put(key: key, value: "2".bytes)]).get()
+                    #expect(!again.succeeded, "applied once: the second create finds the key")
+                    let read = try await client.range(.key(key))
+                    #expect(read.keyValues.map(\.value.string) == ["1"])
+                    #expect(read.keyValues.first?.modRevision == created.revision)
+                }
             }
         }
 
