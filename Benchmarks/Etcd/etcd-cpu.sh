@@ -12,20 +12,10 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 BENCH=${BENCH:-$HERE/../../.build-release/release/propd-etcd-bench}
 N=${N:-1500}; N_CONC=${N_CONC:-12000}
 D=$(mktemp -d /tmp/etcd-cpu-XXXXXX)
-port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-C=$(port); P=$(port); M=$(port)
-etcd --name bench --data-dir "$D/etcd-data" \
-  --listen-client-urls http://127.0.0.1:$C --advertise-client-urls http://127.0.0.1:$C \
-  --listen-peer-urls http://127.0.0.1:$P --initial-advertise-peer-urls http://127.0.0.1:$P \
-  --initial-cluster bench=http://127.0.0.1:$P --initial-cluster-state new \
-  --logger zap --log-outputs "$D/etcd.log" --log-level warn \
-  --listen-metrics-urls http://127.0.0.1:$M > "$D/etcd.out" 2>&1 &
-E=$!
+. "$HERE/etcd-member.sh"
+start_etcd "$D"
+C=$ETCD_PORT; E=$ETCD_PID
 trap 'kill $E 2>/dev/null; wait $E 2>/dev/null' EXIT
-for i in $(seq 1 100); do
-  curl -s http://127.0.0.1:$C/health 2>/dev/null | grep -q '"health":"true"' && break
-  sleep 0.1
-done
 ticks() { awk '{print $14+$15}' /proc/$E/stat; }
 HZ=$(getconf CLK_TCK)
 for r in $(seq 1 "${ROUNDS:-3}"); do

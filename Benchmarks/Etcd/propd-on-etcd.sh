@@ -4,19 +4,9 @@
 # PROPD_NODES=2 starts a second node on SOCK.b first (cross-node-notify.py subscribes there).
 # SIGTERM stops them all, by PID.
 SOCK=$1; DIR=$2; PROPD=${PROPD_ETCD_BIN:?set PROPD_ETCD_BIN to a release propd}
-port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-C=$(port); P=$(port); M=$(port)
-etcd --name bench --data-dir "$DIR/etcd-data" \
-  --listen-client-urls http://127.0.0.1:$C --advertise-client-urls http://127.0.0.1:$C \
-  --listen-peer-urls http://127.0.0.1:$P --initial-advertise-peer-urls http://127.0.0.1:$P \
-  --initial-cluster bench=http://127.0.0.1:$P --initial-cluster-state new \
-  --logger zap --log-outputs "$DIR/etcd.log" --log-level warn \
-  --listen-metrics-urls http://127.0.0.1:$M > "$DIR/etcd.out" 2>&1 &
-E=$!
-for i in $(seq 1 100); do
-  curl -s http://127.0.0.1:$C/health 2>/dev/null | grep -q '"health":"true"' && break
-  sleep 0.1
-done
+. "$(dirname "$0")/etcd-member.sh"
+start_etcd "$DIR"
+C=$ETCD_PORT; E=$ETCD_PID
 B=
 if [ "${PROPD_NODES:-1}" = 2 ]; then
   mkdir -p "$DIR/node-b"
