@@ -44,6 +44,8 @@ public final class EtcdPropertyStorage: PropertyStorage {
     let engineSeen = Atomic<Int64>(0)
     private let isClosed = Atomic<Bool>(false)
     private let tasks = Mutex<[Task<Void, Never>]>([])
+    /// Set by ``close()``: ends once the writer finished and the watch stopped.
+    private let closing = Mutex<Task<Void, Never>?>(nil)
 
     /// Reads the space under `prefix` and starts following it.
     ///
@@ -179,13 +181,21 @@ public final class EtcdPropertyStorage: PropertyStorage {
     public func close() {
         guard !isClosed.exchange(true, ordering: .acquiringAndReleasing) else { return }
         let (running, writer) = (tasks.withLock { $0 }, writer)
-        Task {
+        let closing = Task {
             // Queued writes still commit; then the watch stops.
             await withCheckedContinuation { finished in
                 writer.post(.closing(finished: { finished.resume() }))
             }
             for task in running { task.cancel() }
         }
+        self.closing.withLock { $0 = closing }
+    }
+
+    /// Returns once the store closed (``close()``) and every request
+    /// submitted before was answered, its watch cancelled: the etcd client
+    /// (and the loop the writer runs on) may be shut down then.
+    public func closed() async {
+        await closing.withLock { $0 }?.value
     }
 
     /// Returns once this node's mirror has every change up to `revision`

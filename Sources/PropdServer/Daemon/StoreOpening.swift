@@ -64,6 +64,8 @@ struct OpenedStore: Sendable {
                 store: store,
                 finish: { _ in
                     store.close()
+                    // The writer runs on the etcd client's loop: it finishes first.
+                    await store.closed()
                     await end(connections, of: client, on: threads)
                 },
                 cluster: ClusterStore(storage: store, etcd: client, settings: cluster))

@@ -35,6 +35,48 @@ struct ClusterNodeTests {
         for node in [nodeA, nodeB] { #expect(!FileManager.default.fileExists(atPath: node.databasePath)) }
     }
 
+    /// SIGTERM while writes are in flight: the node's writer finishes them
+    /// before the etcd client's threads stop (the writer runs on one), the
+    /// node exits 0 without complaint, and every write it acknowledged is
+    /// in etcd.
+    @Test func aNodeStoppedWithWritesInFlightFinishesThemAndExitsCleanly() async throws {
+        let nodes = try await TwoNodes(prefix: "/propd/stop")
+        let writers = 4
+        let started = AsyncStream.makeStream(of: Void.self)
+        let socket = nodes.a.socketPath
+        // Each writer's last acknowledged value.
+        let writing = Task {
+            await withTaskGroup(of: (Int, Int).self) { group in
+                for writer in 0..<writers {
+                    group.addTask {
+                        guard let client = try? await PropdClient.connect(to: socket) else { return (writer, 0) }
+                        var last = 0
+                        for value in 1...10_000 {
+                            // Refused or cut off once the node stops: that write is not acknowledged.
+                            guard (try? await client.set(["stop.w\(writer)": .integer(Int64(value))])) != nil else { break }
+                            last = value
+                            if value == 20 { started.continuation.yield() }
+                        }
+                        return (writer, last)
+                    }
+                }
+                return await group.reduce(into: [Int: Int]()) { $0[$1.0] = $1.1 }
+            }
+        }
+        var ready = started.stream.makeAsyncIterator()
+        _ = await ready.next()
+        #expect(nodes.a.stop() == 0, "\(nodes.a.log)")
+        let last = await writing.value
+        for complaint in ["Cannot schedule tasks", "leaked its continuation", "Fatal error"] {
+            #expect(!nodes.a.log.contains(complaint), "\(nodes.a.log)")
+        }
+        let stored = try await nodes.clientB.get((0..<writers).map { "stop.w\($0)" })
+        for writer in 0..<writers {
+            let value = stored.first { $0.key.rawValue == "stop.w\(writer)" }?.value
+            #expect(value.flatMap { if case .integer(let v) = $0 { Int(v) } else { nil } } ?? 0 >= last[writer] ?? 0)
+        }
+    }
+
     /// A binding declared on node A is applied by node B's writes: B's
     /// engine reads the bindings again after another node changed them, and
     /// the derived value commits with its cause, whichever node computed it.
