@@ -64,7 +64,7 @@ extension EtcdClient {
         let (request, replay) = Self.txnRequest(compares, success: success, failure: failure)
         let member = memberOrder()[0]
         return member.unary.call(
-            "/etcdserverpb.KV/Txn", request, metadata: [("hasleader", "true")], as: Etcdserverpb_TxnResponse.self
+            "/etcdserverpb.KV/Txn", request, metadata: [EtcdMember.requireLeaderEntry], as: Etcdserverpb_TxnResponse.self
         ).map(EtcdTxnResult.init).flatMapError { error in
             do {
                 _ = try self.nextMember(after: error, on: member, replay)

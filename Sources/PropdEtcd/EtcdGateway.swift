@@ -97,7 +97,8 @@ final class EtcdGateway: Sendable {
         head.headers.add(name: "Content-Length", value: String(length))
         // etcd refuses the request at once when its member has no leader
         // (the gRPC route's `hasleader` metadata).
-        head.headers.add(name: "Grpc-Metadata-hasleader", value: "true")
+        let (name, value) = EtcdMember.requireLeaderEntry
+        head.headers.add(name: "Grpc-Metadata-" + name, value: value)
         return head
     }
 

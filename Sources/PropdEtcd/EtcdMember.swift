@@ -140,5 +140,12 @@ final class EtcdMember: Sendable {
     /// (etcd's `hasleader` metadata): a member cut off from the quorum then
     /// answers at once instead of holding the request until it times out,
     /// and a watch on it is cancelled so the client moves to another member.
-    static let requireLeader: Metadata = ["hasleader": "true"]
+    static let requireLeader: Metadata = {
+        var metadata = Metadata()
+        metadata.addString(requireLeaderEntry.value, forKey: requireLeaderEntry.name)
+        return metadata
+    }()
+
+    /// ``requireLeader``'s one entry, for the routes that write it as a header.
+    static let requireLeaderEntry = (name: "hasleader", value: "true")
 }
