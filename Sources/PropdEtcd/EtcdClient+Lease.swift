@@ -37,23 +37,23 @@ extension EtcdClient {
 
     /// The seconds a lease has left, or nil when it has expired or was revoked.
     public func leaseTimeToLive(_ id: Int64) async throws -> Int64? {
-        var request = Etcdserverpb_LeaseTimeToLiveRequest()
-        request.id = id
-        let response = try await withFailover(.safe) { member in
-            try await member.lease.leaseTimeToLive(request, metadata: EtcdMember.requireLeader, options: callOptions)
-        }
+        let response = try await timeToLive(of: id)
         return response.ttl > 0 ? response.ttl : nil
     }
 
     /// The time to live a lease was granted with, in seconds, or nil when it
     /// has expired or was revoked (`etcdctl lease timetolive` shows both).
     public func leaseGrantedTimeToLive(_ id: Int64) async throws -> Int64? {
+        let response = try await timeToLive(of: id)
+        return response.ttl > 0 ? response.grantedTtl : nil
+    }
+
+    private func timeToLive(of id: Int64) async throws -> Etcdserverpb_LeaseTimeToLiveResponse {
         var request = Etcdserverpb_LeaseTimeToLiveRequest()
         request.id = id
-        let response = try await withFailover(.safe) { member in
+        return try await withFailover(.safe) { member in
             try await member.lease.leaseTimeToLive(request, metadata: EtcdMember.requireLeader, options: callOptions)
         }
-        return response.ttl > 0 ? response.grantedTtl : nil
     }
 
     /// Keeps a lease alive, renewing it every third of its TTL, until the

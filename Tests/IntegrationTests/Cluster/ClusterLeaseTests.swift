@@ -29,16 +29,31 @@ struct ClusterLeaseTests {
         _ = handler
     }
 
-    /// The key announcing a node's handlers, once it is there (nil after `timeout`).
+    /// The key announcing a node's handlers, once it is there (nil after `timeout`):
+    /// read, else the first put under its prefix from a watch.
     static func servingKey(_ etcd: EtcdClient, prefix: String, timeout: Duration = .seconds(30)) async throws -> EtcdKeyValue? {
-        let clock = ContinuousClock()
-        let deadline = clock.now + timeout
-        while true {
-            let read = try await etcd.range(.prefix(Array((prefix + ".commands/serving/").utf8)))
-            if let first = read.keyValues.first { return first }
-            if clock.now >= deadline { return nil }
-            // Polling pace: the announcement has no event on the node's surface.
-            try await Task.sleep(for: .milliseconds(100))
+        let serving = EtcdKeyRange.prefix(Array((prefix + ".commands/serving/").utf8))
+        let read = try await etcd.range(serving)
+        if let first = read.keyValues.first { return first }
+        struct Announced: Error { var keyValue: EtcdKeyValue }
+        return try await withThrowingTaskGroup(of: EtcdKeyValue?.self) { group in
+            group.addTask {
+                do {
+                    try await etcd.watch(serving, from: read.revision + 1) { update in
+                        guard case .events(let events) = update, let put = events.first(where: { $0.kind == .put }) else { return }
+                        throw Announced(keyValue: put.keyValue)
+                    }
+                } catch let announced as Announced {
+                    return announced.keyValue
+                }
+            }
+            group.addTask {
+                try await Task.sleep(for: timeout)  // the bound, not a synchronization
+                return nil
+            }
+            let found = try await group.next() ?? nil
+            group.cancelAll()
+            return found
         }
     }
 }

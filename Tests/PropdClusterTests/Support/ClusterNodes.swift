@@ -109,9 +109,37 @@ final class CommitRecorder: Sendable {
 }
 
 
-/// A count shared by concurrent tasks.
+/// A count shared by concurrent tasks, which one task can wait on.
 final class Counter: Sendable {
     private let count = Atomic<Int>(0)
-    func increment() { count.add(1, ordering: .relaxed) }
+    /// Every new count, in order, for ``reaches(_:within:)``.
+    private let counts: AsyncStream<Int>
+    private let newCount: AsyncStream<Int>.Continuation
+
+    init() {
+        (counts, newCount) = AsyncStream.makeStream()
+    }
+
+    func increment() {
+        newCount.yield(count.add(1, ordering: .relaxed).newValue)
+    }
+
     var value: Int { count.load(ordering: .relaxed) }
+
+    /// Whether the count reaches `target` within `timeout`; one waiter at a time.
+    func reaches(_ target: Int, within timeout: Duration) async -> Bool {
+        await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                for await count in self.counts where count >= target { return true }
+                return false
+            }
+            group.addTask {
+                try? await Task.sleep(for: timeout)  // the bound, not a synchronization
+                return false
+            }
+            let reached = await group.next() ?? false
+            group.cancelAll()
+            return reached || value >= target
+        }
+    }
 }
