@@ -15,10 +15,12 @@ extension EtcdClient {
     /// }
     /// ```
     ///
-    /// When the member serving the watch dies or loses its leader, the watch
-    /// moves to another member and resumes after the last revision delivered,
-    /// so nothing is skipped or repeated; it keeps trying for as long as the
-    /// cluster is unreachable. When etcd has compacted past the revision the
+    /// When the member serving the watch dies, loses its leader, or stops
+    /// answering (its host hung, its packets dropped: nothing heard for
+    /// twice `requestTimeout` despite a progress request every
+    /// `requestTimeout`), the watch moves to another member and resumes
+    /// after the last revision delivered, so nothing is skipped or
+    /// repeated; it keeps trying for as long as the cluster is unreachable. When etcd has compacted past the revision the
     /// watch needs, it throws ``EtcdError/Code/compacted`` with
     /// `compactRevision`: re-read the range at the current revision, then
     /// watch from there.
@@ -70,26 +72,55 @@ extension EtcdClient {
         create.progressNotify = progressNotify
         let request = Etcdserverpb_WatchRequest.with { $0.createRequest = create }
         let options = streamOptions
-        try await member.withConnection { connection in
-            try await connection.watch.watch(
-                metadata: EtcdMember.requireLeader,
-                options: options,
-                requestProducer: { writer in
-                    try await writer.write(request)
-                    // etcd ends the watch when the client closes its side, so the
-                    // request side stays open until the response side is done
-                    // (which cancels this producer).
-                    try await Task.sleep(for: .seconds(365 * 86_400))
-                },
-                onResponse: { response in
-                    for try await message in response.messages {
-                        if let update = try position.advance(by: message) {
-                            try await onUpdate(update)
+        let probe = configuration.requestTimeout
+        let heard = WatchSilence()
+        do {
+            try await member.withConnection { connection in
+                try await connection.watch.watch(
+                    metadata: EtcdMember.requireLeader,
+                    options: options,
+                    requestProducer: { writer in
+                        try await writer.write(request)
+                        // etcd ends the watch when the client closes its side, so
+                        // the request side stays open until the response side is
+                        // done (which cancels this producer). Meanwhile it asks
+                        // for progress, which etcd answers at once: a member
+                        // that answers nothing is left. (HTTP/2 keep-alive pings
+                        // cannot tell: grpc-swift-nio-transport stops pinging a
+                        // connection for good once it was idle at a ping's time.)
+                        while true {
+                            try await Task.sleep(for: probe)
+                            if heard.silence > probe * 2 { throw WatchSilence.Exceeded() }
+                            try await writer.write(.with { $0.progressRequest = .init() })
                         }
-                    }
-                })
+                    },
+                    onResponse: { response in
+                        for try await message in response.messages {
+                            heard.heard()
+                            if let update = try position.advance(by: message) {
+                                try await onUpdate(update)
+                            }
+                        }
+                    })
+            }
+        } catch {
+            guard heard.silence > probe * 2 else { throw error }
+            throw RPCError(code: .unavailable, message: "\(member.endpoint) answered nothing on the watch for \(probe * 2)")
         }
     }
+}
+
+/// When a watch stream last heard from its member.
+private final class WatchSilence: Sendable {
+    /// Thrown by the request side to end a stream that heard nothing for too long.
+    struct Exceeded: Error {}
+
+    private let last = Mutex(ContinuousClock.now)
+
+    func heard() { last.withLock { $0 = .now } }
+
+    /// How long since the member last answered.
+    var silence: Duration { ContinuousClock.now - last.withLock { $0 } }
 }
 
 /// The next revision a watch needs: one past the last it delivered.
@@ -102,6 +133,10 @@ private final class WatchPosition: Sendable {
 
     /// Reads one response: the update to deliver, if any, and where to resume.
     func advance(by response: Etcdserverpb_WatchResponse) throws -> EtcdWatchUpdate? {
+        // The answer to a progress request (etcd 3.4 sends it on the stream
+        // at once, watch ID -1): its revision may run ahead of events still
+        // on their way, so it says only that the member is there.
+        if response.watchID == -1 { return nil }
         if response.compactRevision > 0 {
             throw EtcdError(
                 .compacted,

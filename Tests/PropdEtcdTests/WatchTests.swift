@@ -49,6 +49,31 @@ extension EtcdClusterTests {
             }
         }
 
+        /// SIGSTOP, not a kill: the member keeps its connections open and
+        /// answers nothing, so only the watch's own progress requests can
+        /// tell it is gone.
+        @Test func aWatchLeavesAMemberThatStopsAnswering() async throws {
+            try await withCluster { cluster, etcd in
+                let start = try await etcd.put("/h/seed".bytes, "0".bytes).revision
+                let watch = WatchRecorder(etcd, .prefix("/h/".bytes), from: start)
+                #expect(try await watch.events(1).map(\.keyValue.modRevision) == [start])
+                // The writer prefers member 1; the watch is on member 0.
+                let urls = cluster.clientURLs
+                let writer = EtcdClient.Configuration(endpoints: try [urls[1], urls[2], urls[0]].map { try EtcdEndpoint($0) })
+                try await withEtcdClient(writer) { other in
+                    cluster.freeze(0)
+                    // Thawed before the clients end: a client's connection
+                    // to a frozen member waits for it to close.
+                    defer { cluster.thaw(0) }
+                    var written: [Int64] = []
+                    for i in 0..<5 { written.append(try await putRetryingUnknown(other, "/h/\(i)", "\(i)")) }
+                    let resumed = try await watch.events(5, timeout: .seconds(90))
+                    #expect(resumed.map(\.keyValue.modRevision) == written)
+                    #expect(resumed.map(\.keyValue.key.string) == (0..<5).map { "/h/\($0)" })
+                }
+            }
+        }
+
         @Test func anIdleWatchLearnsTheRevisionFromProgressNotifications() async throws {
             try await withCluster(etcdArguments: ["--experimental-watch-progress-notify-interval=300ms"]) { _, etcd in
                 let start = try await etcd.put("/p/a".bytes, "1".bytes).revision

@@ -207,6 +207,52 @@ struct ClusterNodeTests {
         #expect(events.map(\.value) == [1, 2])
         #expect(try await nodes.clientB.get(["q.k"]).first?.revision == after)
     }
+
+    /// A member that hangs rather than dies (SIGSTOP: its connections stay
+    /// open, nothing is answered) under a node's watch and its
+    /// transactions: the node leaves it for another member, its subscriber
+    /// gets the other node's writes without a gap, and its own writes are
+    /// acknowledged again.
+    @Test func aFrozenMemberUnderANodesWatchIsLeftForAnother() async throws {
+        let etcd = try EtcdCluster(members: 3)
+        let urls = etcd.clientURLs
+        // Node A prefers member 0 (its first endpoint), node B member 1.
+        let nodeA = try PropdProcess(extraArguments: ["--etcd", urls.joined(separator: ","), "--etcd-prefix", "/propd/frozen"])
+        let nodeB = try PropdProcess(extraArguments: [
+            "--etcd", [urls[1], urls[2], urls[0]].joined(separator: ","), "--etcd-prefix", "/propd/frozen",
+        ])
+        let clientA = try await PropdClient.connect(to: nodeA.socketPath)
+        let clientB = try await PropdClient.connect(to: nodeB.socketPath)
+        let observer = EventCollector(clientA.observe(["f.k"], initial: false))
+        _ = try await observer.synced()
+        let before = try await clientB.set(["f.k": 0])
+        _ = try await observer.take { $0.contains { $0.revision == before } }
+
+        etcd.freeze(0)
+        defer { etcd.thaw(0) }
+        // Member 0 may have led: B's writes go on once the others elect.
+        var written: [Revision] = []
+        for value in 1...3 { written.append(try await Self.acknowledged { try await clientB.set(["f.k": .integer(Int64(value))]) }) }
+        let events = try await observer.take(timeout: .seconds(90)) { $0.contains { $0.revision == written.last } }
+        #expect(events.map(\.revision) == written)
+        #expect(events.map(\.value) == [1, 2, 3])
+        // A's own writes reach etcd through another member too.
+        let fromA = try await Self.acknowledged { try await clientA.set(["f.k": 4]) }
+        #expect(try await clientB.get(["f.k"]).first?.revision == fromA)
+    }
+
+    /// `write`, sent again while it is refused as `Unavailable` (nothing
+    /// applied: the cluster electing a new leader), for up to a minute.
+    private static func acknowledged(_ write: () async throws -> Revision) async throws -> Revision {
+        let deadline = ContinuousClock.now + .seconds(60)
+        while true {
+            do {
+                return try await write()
+            } catch let error as PropdClientError {
+                guard case .refused(.unavailable) = error, ContinuousClock.now < deadline else { throw error }
+            }
+        }
+    }
 }
 
 /// A three-member etcd and two propd nodes on it, each with a client.

@@ -121,6 +121,17 @@ public final class EtcdCluster {
         processes[index] = nil
     }
 
+    /// SIGSTOP to the member: its connections stay open and nothing on them
+    /// is answered, as when its host hangs or its network drops packets.
+    public func freeze(_ index: Int) {
+        if let pid = pid(index) { Foundation.kill(pid, SIGSTOP) }
+    }
+
+    /// SIGCONT to a frozen member: it goes on where it stopped.
+    public func thaw(_ index: Int) {
+        if let pid = pid(index) { Foundation.kill(pid, SIGCONT) }
+    }
+
     /// Starts a killed member again on its data dir; it rejoins and catches up.
     /// Waits for health only when `waitForHealth` (a lone member of a cluster
     /// without quorum never becomes healthy).
