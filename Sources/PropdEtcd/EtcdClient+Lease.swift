@@ -59,7 +59,9 @@ extension EtcdClient {
     /// Keeps a lease alive, renewing it every third of its TTL, until the
     /// task is cancelled. Throws ``EtcdError/Code/leaseNotFound`` when etcd
     /// says the lease is gone (it expired while no member could be reached,
-    /// or someone revoked it): its keys are deleted by then.
+    /// or someone revoked it): its keys are deleted by then. A member that
+    /// answers two renewals in a row with nothing (it hangs) is left for
+    /// another, which renews the lease or says it is gone.
     ///
     /// ```swift
     /// group.addTask { try await etcd.keepAlive(lease) }
@@ -70,6 +72,7 @@ extension EtcdClient {
         let options = streamOptions
         while true {
             for member in memberOrder() {
+                let heard = StreamSilence()
                 do {
                     try await member.withConnection { connection in
                         try await connection.lease.leaseKeepAlive(
@@ -79,16 +82,20 @@ extension EtcdClient {
                                 while true {
                                     try await writer.write(request)
                                     try await Task.sleep(for: interval)
+                                    if heard.silence > interval * 2 { throw StreamSilence.Exceeded() }
                                 }
                             },
                             onResponse: { response in
-                                for try await message in response.messages where message.ttl <= 0 {
-                                    throw EtcdError(.leaseNotFound, "lease \(lease.id) expired or was revoked")
+                                for try await message in response.messages {
+                                    heard.heard()
+                                    if message.ttl <= 0 {
+                                        throw EtcdError(.leaseNotFound, "lease \(lease.id) expired or was revoked")
+                                    }
                                 }
                             })
                     }
                 } catch {
-                    try Self.continueStream(after: error)
+                    try Self.continueStream(after: heard.cause(of: error, limit: interval * 2, on: member.endpoint))
                 }
                 if Task.isCancelled { throw CancellationError() }
             }

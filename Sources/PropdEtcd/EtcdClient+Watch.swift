@@ -73,7 +73,7 @@ extension EtcdClient {
         let request = Etcdserverpb_WatchRequest.with { $0.createRequest = create }
         let options = streamOptions
         let probe = configuration.requestTimeout
-        let heard = WatchSilence()
+        let heard = StreamSilence()
         do {
             try await member.withConnection { connection in
                 try await connection.watch.watch(
@@ -85,12 +85,10 @@ extension EtcdClient {
                         // the request side stays open until the response side is
                         // done (which cancels this producer). Meanwhile it asks
                         // for progress, which etcd answers at once: a member
-                        // that answers nothing is left. (HTTP/2 keep-alive pings
-                        // cannot tell: grpc-swift-nio-transport stops pinging a
-                        // connection for good once it was idle at a ping's time.)
+                        // that answers nothing is left (StreamSilence).
                         while true {
                             try await Task.sleep(for: probe)
-                            if heard.silence > probe * 2 { throw WatchSilence.Exceeded() }
+                            if heard.silence > probe * 2 { throw StreamSilence.Exceeded() }
                             try await writer.write(.with { $0.progressRequest = .init() })
                         }
                     },
@@ -104,24 +102,11 @@ extension EtcdClient {
                     })
             }
         } catch {
-            guard heard.silence > probe * 2 else { throw error }
-            throw RPCError(code: .unavailable, message: "\(member.endpoint) answered nothing on the watch for \(probe * 2)")
+            throw heard.cause(of: error, limit: probe * 2, on: member.endpoint)
         }
     }
 }
 
-/// When a watch stream last heard from its member.
-private final class WatchSilence: Sendable {
-    /// Thrown by the request side to end a stream that heard nothing for too long.
-    struct Exceeded: Error {}
-
-    private let last = Mutex(ContinuousClock.now)
-
-    func heard() { last.withLock { $0 = .now } }
-
-    /// How long since the member last answered.
-    var silence: Duration { ContinuousClock.now - last.withLock { $0 } }
-}
 
 /// The next revision a watch needs: one past the last it delivered.
 private final class WatchPosition: Sendable {

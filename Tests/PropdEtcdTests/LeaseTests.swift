@@ -30,6 +30,36 @@ extension EtcdClusterTests {
             }
         }
 
+        /// SIGSTOP, not a kill: the member renewing the lease keeps its
+        /// connection open and answers nothing; the renewals go on through
+        /// another member before the lease runs out.
+        @Test func aKeepAliveLeavesAMemberThatStopsAnswering() async throws {
+            try await withCluster { cluster, etcd in
+                let kept = try await etcd.grantLease(ttl: 2)
+                let witness = try await etcd.grantLease(ttl: 6)
+                let start = try await etcd.put("/frozen/kept".bytes, "k".bytes, lease: kept.id).revision
+                try await etcd.put("/frozen/witness".bytes, "w".bytes, lease: witness.id)
+                // The keeper renews through member 0, which it prefers.
+                let keeper = Task { try await etcd.keepAlive(kept) }
+                defer { keeper.cancel() }
+                let urls = cluster.clientURLs
+                let configuration = EtcdClient.Configuration(endpoints: try [urls[1], urls[2], urls[0]].map { try EtcdEndpoint($0) })
+                try await withEtcdClient(configuration) { other in
+                    let watch = WatchRecorder(other, .prefix("/frozen/".bytes), from: start)
+                    cluster.freeze(0)
+                    // Thawed before the clients end: a client's connection
+                    // to a frozen member waits for it to close.
+                    defer { cluster.thaw(0) }
+                    // Waits for the witness to expire (three of the kept
+                    // lease's TTLs after the freeze), not for time.
+                    let events = try await watch.events(3, timeout: .seconds(90))
+                    #expect(events.map(\.kind) == [.put, .put, .delete])
+                    #expect(events.last?.keyValue.key.string == "/frozen/witness")
+                    #expect(try await other.range(.key("/frozen/kept".bytes)).keyValues.map(\.value.string) == ["k"])
+                }
+            }
+        }
+
         @Test func keepAliveReportsARevokedLease() async throws {
             try await withCluster { _, etcd in
                 let lease = try await etcd.grantLease(ttl: 3)
