@@ -20,7 +20,8 @@ extension EtcdClient {
     /// twice `requestTimeout` despite a progress request every
     /// `requestTimeout`), the watch moves to another member and resumes
     /// after the last revision delivered, so nothing is skipped or
-    /// repeated; it keeps trying for as long as the cluster is unreachable. When etcd has compacted past the revision the
+    /// repeated; it keeps trying for as long as the cluster is
+    /// unreachable. When etcd has compacted past the revision the
     /// watch needs, it throws ``EtcdError/Code/compacted`` with
     /// `compactRevision`: re-read the range at the current revision, then
     /// watch from there.
@@ -106,7 +107,6 @@ extension EtcdClient {
         }
     }
 }
-
 
 /// The next revision a watch needs: one past the last it delivered.
 private final class WatchPosition: Sendable {
