@@ -1,3 +1,4 @@
+import EtcdTestSupport
 import PropdEtcd
 import Testing
 

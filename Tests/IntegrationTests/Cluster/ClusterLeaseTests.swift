@@ -36,8 +36,8 @@ struct ClusterLeaseTests {
         let read = try await etcd.range(serving)
         if let first = read.keyValues.first { return first }
         struct Announced: Error { var keyValue: EtcdKeyValue }
-        return try await withThrowingTaskGroup(of: EtcdKeyValue?.self) { group in
-            group.addTask {
+        do {
+            return try await withDeadline(timeout, waitingFor: "the handlers' announcement") {
                 do {
                     try await etcd.watch(serving, from: read.revision + 1) { update in
                         guard case .events(let events) = update, let put = events.first(where: { $0.kind == .put }) else { return }
@@ -47,13 +47,8 @@ struct ClusterLeaseTests {
                     return announced.keyValue
                 }
             }
-            group.addTask {
-                try await Task.sleep(for: timeout)  // the bound, not a synchronization
-                return nil
-            }
-            let found = try await group.next() ?? nil
-            group.cancelAll()
-            return found
+        } catch is DeadlinePassed {
+            return nil
         }
     }
 }

@@ -108,7 +108,6 @@ final class CommitRecorder: Sendable {
     }
 }
 
-
 /// A count shared by concurrent tasks, which one task can wait on.
 final class Counter: Sendable {
     private let count = Atomic<Int>(0)
@@ -128,18 +127,10 @@ final class Counter: Sendable {
 
     /// Whether the count reaches `target` within `timeout`; one waiter at a time.
     func reaches(_ target: Int, within timeout: Duration) async -> Bool {
-        await withTaskGroup(of: Bool.self) { group in
-            group.addTask {
-                for await count in self.counts where count >= target { return true }
-                return false
-            }
-            group.addTask {
-                try? await Task.sleep(for: timeout)  // the bound, not a synchronization
-                return false
-            }
-            let reached = await group.next() ?? false
-            group.cancelAll()
-            return reached || value >= target
+        let reached = try? await withDeadline(timeout, waitingFor: "the count \(target)") {
+            for await count in self.counts where count >= target { return true }
+            return false
         }
+        return reached == true || value >= target
     }
 }

@@ -1,3 +1,4 @@
+import EtcdTestSupport
 import PropdEtcd
 
 /// Runs a watch in the background and hands its updates to the test in
@@ -6,11 +7,6 @@ final class WatchRecorder: Sendable {
     private let updates: AsyncStream<EtcdWatchUpdate>
     private let continuation: AsyncStream<EtcdWatchUpdate>.Continuation
     private let task: Task<Void, any Error>
-
-    struct TimedOut: Error, CustomStringConvertible {
-        var waitingFor: String
-        var description: String { "timed out waiting for \(waitingFor)" }
-    }
 
     init(_ etcd: EtcdClient, _ keys: EtcdKeyRange, from revision: Int64, progressNotify: Bool = false) {
         (updates, continuation) = AsyncStream.makeStream(of: EtcdWatchUpdate.self)
@@ -52,22 +48,4 @@ final class WatchRecorder: Sendable {
     func cancel() { task.cancel() }
 
     deinit { task.cancel() }
-}
-
-/// Runs `body`, failing with `WatchRecorder.TimedOut` when it takes longer than `timeout`.
-func withDeadline<Result: Sendable>(
-    _ timeout: Duration, waitingFor: String, _ body: @escaping @Sendable () async throws -> Result
-) async throws -> Result {
-    try await withThrowingTaskGroup(of: Result?.self) { group in
-        group.addTask { try await body() }
-        group.addTask {
-            try await Task.sleep(for: timeout)
-            return nil
-        }
-        defer { group.cancelAll() }
-        guard let first = try await group.next(), let result = first else {
-            throw WatchRecorder.TimedOut(waitingFor: waitingFor)
-        }
-        return result
-    }
 }
