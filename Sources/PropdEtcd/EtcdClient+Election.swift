@@ -42,16 +42,39 @@ public struct EtcdLeaderKey: Sendable, Hashable {
 /// ```
 extension EtcdClient {
     /// Waits until this lease leads the election, then returns its leader key.
-    /// Survives member failures (a campaign on the same lease resumes).
+    /// Survives member failures, a member that hangs included (a campaign
+    /// on the same lease resumes on another member).
     public func campaign(_ name: [UInt8], lease: Int64, value: [UInt8]) async throws -> EtcdLeaderKey {
-        var request = V3electionpb_CampaignRequest()
-        request.name = Data(name)
-        request.lease = lease
-        request.value = Data(value)
+        let request = V3electionpb_CampaignRequest.with {
+            $0.name = Data(name)
+            $0.lease = lease
+            $0.value = Data(value)
+        }
         let options = streamOptions
+        let probe = callOptions
+        let interval = configuration.requestTimeout
         // Campaigning again with the same lease finds its own key: safe to replay.
         let response = try await withFailover(.safe) { member in
-            try await member.election.campaign(request, metadata: EtcdMember.requireLeader, options: options)
+            try await withThrowingTaskGroup(of: V3electionpb_CampaignResponse?.self) { group in
+                group.addTask {
+                    try await member.election.campaign(request, metadata: EtcdMember.requireLeader, options: options)
+                }
+                // A campaign answers only once it leads, so its silence says
+                // nothing; a status request every `requestTimeout` tells a
+                // member that waits from one that hangs, whose unanswered
+                // probe ends the attempt and moves the campaign on.
+                group.addTask {
+                    while true {
+                        try await Task.sleep(for: interval)
+                        _ = try await member.maintenance.status(.init(), options: probe)
+                    }
+                }
+                defer { group.cancelAll() }
+                while let answer = try await group.next() {
+                    if let answer { return answer }
+                }
+                throw CancellationError()
+            }
         }
         return EtcdLeaderKey(response.leader)
     }

@@ -55,5 +55,48 @@ extension EtcdClusterTests {
                 #expect(try await etcd.leader(name) == nil)
             }
         }
+
+        /// SIGSTOP, not a kill, under a campaign that waits: the member it
+        /// waits on keeps the connection open and answers nothing, so only
+        /// the campaign's own probes tell it from a member that waits too.
+        @Test func aWaitingCampaignLeavesAMemberThatStopsAnswering() async throws {
+            try await withCluster { cluster, etcd in
+                let name = "/election/frozen".bytes
+                let urls = cluster.clientURLs
+                // A never goes through member 0; B's client prefers it.
+                let configuration = EtcdClient.Configuration(endpoints: try [urls[1], urls[2]].map { try EtcdEndpoint($0) })
+                try await withEtcdClient(configuration) { other in
+                    let leaseA = try await other.grantLease(ttl: 10)
+                    let keeperA = Task { try await other.keepAlive(leaseA) }
+                    defer { keeperA.cancel() }
+                    let a = try await other.campaign(name, lease: leaseA.id, value: "node-a".bytes)
+
+                    // B's campaign waits on member 0 once its key is there.
+                    let queue = WatchRecorder(other, .prefix(name), from: a.revision + 1)
+                    let leaseB = try await etcd.grantLease(ttl: 15)
+                    let keeperB = Task { try await etcd.keepAlive(leaseB) }
+                    defer { keeperB.cancel() }
+                    let campaignB = Task { try await etcd.campaign(name, lease: leaseB.id, value: "node-b".bytes) }
+                    defer { campaignB.cancel() }
+                    let queued = try await queue.events(1)
+                    #expect(queued.first?.keyValue.lease == leaseB.id)
+
+                    cluster.freeze(0)
+                    // Thawed before the clients end: a client's connection
+                    // to a frozen member waits for it to close.
+                    defer { cluster.thaw(0) }
+                    try await other.resign(a)
+                    let b = try await withDeadline(.seconds(60), waitingFor: "B to learn that it leads") {
+                        try await withTaskCancellationHandler {
+                            try await campaignB.value
+                        } onCancel: {
+                            campaignB.cancel()
+                        }
+                    }
+                    #expect(b.lease == leaseB.id)
+                    #expect(try await other.leader(name)?.value.string == "node-b")
+                }
+            }
+        }
     }
 }
