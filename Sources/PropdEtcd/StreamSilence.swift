@@ -4,7 +4,9 @@ import Synchronization
 /// When a long-lived stream (a watch, a lease's keep-alive) last heard from
 /// its member: a member whose host hangs, or whose packets are dropped,
 /// keeps the connection open and answers nothing, and only the stream's
-/// own requests going unanswered tell it from a quiet one.
+/// own requests going unanswered tell it from a quiet one. (A campaign has
+/// nothing to ask on its call, which etcd answers only once it leads: it
+/// probes its member with a status request beside it instead.)
 ///
 /// (HTTP/2 keep-alive pings cannot: grpc-swift-nio-transport stops pinging
 /// a connection for good once it was idle when a ping was due, and pinging
