@@ -84,11 +84,11 @@ struct JSONParser {
         return value
     }
 
-    private func fail(_ reason: JSONParseError.Reason) -> JSONParseError {
+    func fail(_ reason: JSONParseError.Reason) -> JSONParseError {
         JSONParseError(reason: reason, offset: index)
     }
 
-    private mutating func skipWhitespace() {
+    mutating func skipWhitespace() {
         while index < bytes.count {
             switch bytes[index] {
             case 0x20, 0x0A, 0x0D, 0x09: index += 1
@@ -97,7 +97,7 @@ struct JSONParser {
         }
     }
 
-    private mutating func peek() throws(JSONParseError) -> UInt8 {
+    mutating func peek() throws(JSONParseError) -> UInt8 {
         skipWhitespace()
         guard index < bytes.count else { throw fail(.unexpectedEnd) }
         return bytes[index]
@@ -117,7 +117,7 @@ struct JSONParser {
         return value
     }
 
-    private mutating func parseValue() throws(JSONParseError) -> JSONValue {
+    mutating func parseValue() throws(JSONParseError) -> JSONValue {
         switch try peek() {
         case UInt8(ascii: "{"): return try parseObject()
         case UInt8(ascii: "["): return try parseArray()
@@ -130,7 +130,7 @@ struct JSONParser {
         }
     }
 
-    private mutating func enter() throws(JSONParseError) {
+    mutating func enter() throws(JSONParseError) {
         depth += 1
         if depth > maximumDepth { throw fail(.tooDeep(limit: maximumDepth)) }
     }
@@ -185,7 +185,7 @@ struct JSONParser {
 
     /// Parses a string starting at its opening quote. The common case (no
     /// escapes) validates and copies the bytes in one step.
-    private mutating func parseString() throws(JSONParseError) -> String {
+    mutating func parseString() throws(JSONParseError) -> String {
         index += 1
         let start = index
         var ascii = true

@@ -94,6 +94,7 @@ enum TestInterface {
         method WhoAmI() -> (uid: int, gid: int, pid: int, connection: int)
         method Big(bytes: int) -> (value: string)
         method BigRead(bytes: int) -> (value: string)
+        method Tag(value: int) -> (value: int, way: string)
 
         error Boom (why: string)
 
@@ -143,6 +144,23 @@ enum TestInterface {
                 .synchronous("Crash") { _, _ in throw UnexpectedTestFailure() },
                 .synchronous("Big", big),
                 .synchronous("BigRead", big).startingAfterEarlierCalls(),
+                // Answers the way it was decoded: straight from the frame
+                // (`{"value": N}` only) or through the parameter dictionary.
+                .responding("Tag") { call, _, responder in
+                    do throws(VarlinkCallError) {
+                        responder.succeed(["value": .integer(try call.parameters.requiredInteger("value")), "way": "body"])
+                    } catch {
+                        responder.fail(error)
+                    }
+                }
+                .decodingDirectly { (reader: inout JSONReader) throws(JSONParseError) -> Int64? in
+                    guard var object = try reader.beginObject(), try reader.nextMember(of: &object) == "value",
+                        case .integer(let value) = try reader.readValue(), try reader.nextMember(of: &object) == nil
+                    else { return nil }
+                    return value
+                } then: { value, _, responder in
+                    responder.succeed(["value": .integer(value), "way": "direct"])
+                },
                 .synchronous("WhoAmI") { _, connection in
                     guard let peer = connection.peer else { throw VarlinkCallError.permissionDenied }
                     return [

@@ -5,27 +5,25 @@ import PropdWire
 
 extension IOPropdInterface {
     func set(_ call: VarlinkCall, _ connection: VarlinkConnectionContext, _ responder: VarlinkResponder) {
-        let values: [Key: JSONValue]
-        let expect: [Key: Revision]
-        let ttl: Int64?
+        let parameters: SetParameters
         do {
-            let object = try call.parameters.requiredObject("values")
-            try checkCount(object.count, "max-keys-per-call", limits.keysPerCall)
-            var decoded: [Key: JSONValue] = [:]
-            decoded.reserveCapacity(object.count)
-            for (text, value) in object {
-                let key = try WireCoding.key(text)
-                try access.require(.write, key, connection.peer)
-                decoded[key] = value
-            }
-            values = decoded
-            expect = try WireCoding.expectations(call.parameters)
-            for key in expect.keys { try access.require(.read, key, connection.peer) }
-            ttl = try WireCoding.timeToLive(call.parameters)
+            parameters = try SetParameters(call.parameters, keysPerCall: limits.keysPerCall)
         } catch {
             return responder.fail(error)
         }
-        write(.set(values, expect: expect, ttl: ttl), connection, responder)
+        set(parameters, connection, responder)
+    }
+
+    /// A `Set` decoded either way (see ``SetParameters``).
+    func set(_ parameters: SetParameters, _ connection: VarlinkConnectionContext, _ responder: VarlinkResponder) {
+        do {
+            try checkCount(parameters.values.count, "max-keys-per-call", limits.keysPerCall)
+            for key in parameters.values.keys { try access.require(.write, key, connection.peer) }
+            for key in parameters.expect.keys { try access.require(.read, key, connection.peer) }
+        } catch {
+            return responder.fail(error)
+        }
+        write(.set(parameters.values, expect: parameters.expect, ttl: parameters.ttl), connection, responder)
     }
 
     func delete(_ call: VarlinkCall, _ connection: VarlinkConnectionContext, _ responder: VarlinkResponder) {
@@ -113,7 +111,7 @@ extension IOPropdInterface {
                 if case .bind = operation {
                     responder.succeed(BindReply(revision: outcome.revision, sources: outcome.sources.map(\.rawValue)).parameters)
                 } else {
-                    responder.succeed(RevisionReply(revision: outcome.revision).parameters)
+                    responder.succeed(RevisionReply(revision: outcome.revision))
                 }
             case .failure(let error):
                 responder.fail(WireCoding.error(redact(error)))

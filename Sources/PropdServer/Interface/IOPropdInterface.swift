@@ -67,6 +67,9 @@ public struct IOPropdInterface: Sendable {
                     .startingAfterEarlierCalls(),
                 .responding(IOPropdMethod.set.rawValue) { call, connection, responder in
                     set(call, connection, responder)
+                }
+                .decodingDirectly(SetParameters.init(reading:)) { parameters, connection, responder in
+                    set(parameters, connection, responder)
                 },
                 .responding(IOPropdMethod.delete.rawValue) { call, connection, responder in
                     delete(call, connection, responder)

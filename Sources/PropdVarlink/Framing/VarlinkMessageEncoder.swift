@@ -1,4 +1,5 @@
 import NIOCore
+import PropdJSON
 
 /// A message on its way out, before encoding.
 enum VarlinkOutboundMessage: Sendable {
@@ -7,6 +8,8 @@ enum VarlinkOutboundMessage: Sendable {
     /// A reply whose parameters object was encoded by its producer (once for
     /// all the streams that send it).
     case encodedReply(parameters: ByteBuffer, continues: Bool)
+    /// A reply whose parameters write their own bytes.
+    case encodableReply(any JSONObjectEncodable)
     /// No bytes: its write promise completes once everything before it is
     /// written, which is when a connection may close without losing replies.
     case barrier
@@ -37,6 +40,8 @@ final class VarlinkMessageEncoder: ChannelOutboundHandler {
         case .reply(let reply): VarlinkWireFormat.write(reply, into: &buffer, scratch: &scratch)
         case .encodedReply(let parameters, let continues):
             VarlinkWireFormat.writeReply(encodedParameters: parameters, continues: continues, into: &buffer)
+        case .encodableReply(let parameters):
+            VarlinkWireFormat.writeReply(parameters, into: &buffer, scratch: &scratch)
         case .barrier: break
         }
         pending = buffer

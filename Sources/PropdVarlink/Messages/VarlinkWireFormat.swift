@@ -80,6 +80,17 @@ public enum VarlinkWireFormat {
         buffer.writeBytes(scratch)
     }
 
+    /// Appends `{"parameters":{...}}` and its NUL, the parameters writing themselves.
+    public static func writeReply(
+        _ parameters: some JSONObjectEncodable, into buffer: inout ByteBuffer, scratch: inout [UInt8]
+    ) {
+        scratch.removeAll(keepingCapacity: true)
+        scratch.append(contentsOf: #"{"parameters":"#.utf8)
+        parameters.encodeJSONObject(into: &scratch)
+        scratch.append(contentsOf: [UInt8(ascii: "}"), 0])
+        buffer.writeBytes(scratch)
+    }
+
     /// Appends a reply whose parameters object is already encoded (a streamed
     /// event encoded once for every subscriber).
     public static func writeReply(encodedParameters: ByteBuffer, continues: Bool, into buffer: inout ByteBuffer) {

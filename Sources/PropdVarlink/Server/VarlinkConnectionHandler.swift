@@ -19,6 +19,8 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
     /// Something received, in order.
     private enum Incoming {
         case call(VarlinkCall)
+        /// Read straight from its frame by its method's direct decoder.
+        case direct(VarlinkDirectCall)
         /// Answered without dispatch: an error reply (nil: none), and whether
         /// the connection closes after it.
         case rejected(VarlinkCallError?, closeAfter: Bool)
@@ -95,6 +97,12 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
         inReadBurst = true
         guard phase.takesCalls else { return }
         let frame = unwrapInboundIn(data)
+        if let direct = VarlinkDirectCall.decode(
+            frame, registry: registry, maximumDepth: configuration.maximumNestingDepth)
+        {
+            receive(.direct(direct))
+            return
+        }
         let message: [String: JSONValue]
         do {
             message = try VarlinkWireFormat.parseMessage(frame, maximumDepth: configuration.maximumNestingDepth)
@@ -206,12 +214,22 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
         if case .call(let call) = item, call.more { return slots.isEmpty }
         // A read of possibly large replies waits until nothing before it
         // runs, so that behind a write the reads are made one at a time.
-        if case .call(let call) = item, !slots.isEmpty, case .success(let method) = registry.resolve(call.method),
-            method.startsAfterEarlierCalls
-        {
+        if !slots.isEmpty, startsAfterEarlierCalls(item) {
             return !slots.contains { if case .answered = $0 { false } else { true } }
         }
         return true
+    }
+
+    private func startsAfterEarlierCalls(_ item: Incoming) -> Bool {
+        switch item {
+        case .call(let call):
+            guard case .success(let method) = registry.resolve(call.method) else { return false }
+            return method.startsAfterEarlierCalls
+        case .direct(let call):
+            return call.method.startsAfterEarlierCalls
+        case .rejected:
+            return false
+        }
     }
 
     private func start(_ item: Incoming) {
@@ -224,6 +242,15 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
             return
         case .call(let c):
             call = c
+        case .direct(let direct):
+            guard let connection else { return }
+            // Alone: nothing before it still runs and nothing waits behind it.
+            let alone = slots.isEmpty && waiting.isEmpty
+            slots.append(.running(method: direct.name, oneway: direct.oneway))
+            direct.start(
+                connection,
+                VarlinkResponder(connection: loopBound, mailbox: connection.mailbox, sequence: sequence, alone: alone))
+            return
         }
         let method: VarlinkMethod
         switch registry.resolve(call.method) {
@@ -243,9 +270,9 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
         guard let connection else { return }
         switch method.body {
         case .synchronous(let body):
-            let result: Result<[String: JSONValue], any Error>
-            do { result = .success(try body(call, connection)) } catch { result = .failure(error) }
-            slots.append(.answered(call.oneway ? nil : reply(result, method: call.method), closeAfter: false))
+            let answer: VarlinkAnswer
+            do { answer = .parameters(try body(call, connection)) } catch { answer = .failure(error) }
+            slots.append(.answered(call.oneway ? nil : reply(answer, method: call.method), closeAfter: false))
             drain()
         case .responding(let body):
             // Alone: nothing before it still runs and nothing waits behind it.
@@ -267,10 +294,12 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
         drain()
     }
 
-    private func reply(_ result: Result<[String: JSONValue], any Error>, method: String) -> VarlinkOutboundMessage {
-        switch result {
-        case .success(let parameters):
+    private func reply(_ answer: VarlinkAnswer, method: String) -> VarlinkOutboundMessage {
+        switch answer {
+        case .parameters(let parameters):
             return .reply(VarlinkReply(parameters: parameters))
+        case .encodable(let parameters):
+            return .encodableReply(parameters)
         case .failure(let error as VarlinkCallError):
             return .reply(VarlinkReply(error: error))
         case .failure(let error):
@@ -281,12 +310,12 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
     }
 
     /// A responder's answer, on the event loop.
-    func complete(sequence: Int, with result: Result<[String: JSONValue], any Error>) {
+    func complete(sequence: Int, with answer: VarlinkAnswer) {
         let index = sequence - firstSequence
         guard index >= 0, index < slots.count, case .running(let method, let oneway) = slots[offset: index] else {
             return  // answered twice, or the connection is gone
         }
-        slots[offset: index] = .answered(oneway ? nil : reply(result, method: method), closeAfter: false)
+        slots[offset: index] = .answered(oneway ? nil : reply(answer, method: method), closeAfter: false)
         if index == 0 { drain() }
     }
 

@@ -1,6 +1,13 @@
 public import PropdJSON
 import NIOCore
 
+/// What a call is answered with, on its way to the connection's loop.
+enum VarlinkAnswer: Sendable {
+    case parameters([String: JSONValue])
+    case encodable(any JSONObjectEncodable)
+    case failure(any Error)
+}
+
 /// Answers one call, exactly once, from any thread.
 ///
 /// The reply is sent in call order: if earlier calls on the connection are
@@ -19,7 +26,13 @@ public struct VarlinkResponder: Sendable {
 
     /// Answers with `parameters`.
     public func succeed(_ parameters: [String: JSONValue]) {
-        deliver(.success(parameters))
+        deliver(.parameters(parameters))
+    }
+
+    /// Answers with parameters that write their own JSON (no
+    /// ``JSONValue`` tree: for replies sent thousands of times a second).
+    public func succeed(_ parameters: some JSONObjectEncodable) {
+        deliver(.encodable(parameters))
     }
 
     /// Answers with an error; anything but a ``VarlinkCallError`` is logged
@@ -39,10 +52,10 @@ public struct VarlinkResponder: Sendable {
         }
     }
 
-    private func deliver(_ result: Result<[String: JSONValue], any Error>) {
+    private func deliver(_ answer: VarlinkAnswer) {
         let connection = self.connection
         let sequence = self.sequence
-        onEventLoop { connection.value.complete(sequence: sequence, with: result) }
+        onEventLoop { connection.value.complete(sequence: sequence, with: answer) }
     }
 }
 
@@ -54,6 +67,11 @@ extension VarlinkResponder {
     /// VarlinkResponder.answer(batch.map { ($0.responder, .success(["revision": .integer(revision)])) })
     /// ```
     public static func answer(_ answers: [(VarlinkResponder, Result<[String: JSONValue], any Error>)]) {
-        for (responder, result) in answers { responder.deliver(result) }
+        for (responder, result) in answers {
+            switch result {
+            case .success(let parameters): responder.deliver(.parameters(parameters))
+            case .failure(let error): responder.deliver(.failure(error))
+            }
+        }
     }
 }

@@ -56,6 +56,15 @@ public struct RevisionReply: IOPropdReply {
     }
 }
 
+extension RevisionReply: JSONObjectEncodable {
+    /// `{"revision":N}`, written without a ``JSONValue`` tree: every write is answered so.
+    public func encodeJSONObject(into out: inout [UInt8]) {
+        out.append(contentsOf: #"{"revision":"#.utf8)
+        JSONValue.integer(revision.rawValue).encode(into: &out)
+        out.append(UInt8(ascii: "}"))
+    }
+}
+
 /// `Bind -> (revision: int, sources: []string)`.
 public struct BindReply: IOPropdReply {
     public var revision: Revision

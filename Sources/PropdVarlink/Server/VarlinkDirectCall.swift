@@ -1,0 +1,45 @@
+import NIOCore
+import PropdJSON
+
+/// A call read straight from its frame by its method's direct decoder (see
+/// ``VarlinkMethod/decodingDirectly(_:then:)``), ready to start.
+struct VarlinkDirectCall {
+    /// The fully qualified method name.
+    let name: String
+    let method: VarlinkMethod
+    let oneway: Bool
+    let start: VarlinkMethod.DirectStart
+
+    /// The call in `frame`, when it names a method with a direct decoder,
+    /// has the usual shape (`method` first, `parameters` next, then nothing
+    /// but `oneway`, `more: false` or `upgrade: false`) and is valid JSON
+    /// throughout; `nil` otherwise, and then the frame is decoded the usual
+    /// way, which gives every answer (errors included) exactly as before.
+    static func decode(_ frame: ByteBuffer, registry: VarlinkRegistry, maximumDepth: Int) -> VarlinkDirectCall? {
+        frame.withUnsafeReadableBytes { bytes in
+            var reader = JSONReader(bytes: bytes, maximumDepth: maximumDepth)
+            return try? decode(&reader, registry: registry)
+        }
+    }
+
+    private static func decode(_ reader: inout JSONReader, registry: VarlinkRegistry) throws(JSONParseError)
+        -> VarlinkDirectCall?
+    {
+        guard var message = try reader.beginObject(), try reader.nextMember(of: &message) == "method",
+            case .string(let name) = try reader.readValue(),
+            case .success(let method) = registry.resolve(name), let decoder = method.directDecoder,
+            try reader.nextMember(of: &message) == "parameters",
+            let start = decoder(&reader)
+        else { return nil }
+        var oneway: Bool?
+        while let member = try reader.nextMember(of: &message) {
+            switch (member, try reader.readValue()) {
+            case ("oneway", .bool(let flag)) where oneway == nil: oneway = flag
+            case ("more", .bool(false)), ("upgrade", .bool(false)): continue
+            default: return nil
+            }
+        }
+        try reader.finish()
+        return VarlinkDirectCall(name: name, method: method, oneway: oneway ?? false, start: start)
+    }
+}

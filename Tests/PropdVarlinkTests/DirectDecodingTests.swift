@@ -1,0 +1,87 @@
+import NIOCore
+import PropdJSON
+import Testing
+
+@testable import PropdVarlink
+
+/// Calls whose method decodes them straight from the frame: the usual shape
+/// takes that way, everything else the method's body, with the same answers
+/// and errors as a server without direct decoding gives.
+@Suite struct DirectDecodingTests {
+    typealias Harness = ConnectionHandlerTests.Harness
+
+    private func reason(_ reply: VarlinkReply?) -> String {
+        if case .string(let reason)? = reply?.parameters["reason"] { return reason }
+        return ""
+    }
+
+    private func way(_ h: Harness, _ text: String) throws -> [VarlinkReply] {
+        try h.send(text + "\0")
+        return try h.replies()
+    }
+
+    @Test func theUsualShapeIsDecodedDirectly() throws {
+        let h = try Harness()
+        #expect(try way(h, #"{"method":"org.example.test.Tag","parameters":{"value":7}}"#)
+            == [VarlinkReply(parameters: ["value": 7, "way": "direct"])])
+        // White space anywhere, and the flags a call may carry.
+        #expect(try way(h, #" { "method" : "org.example.test.Tag" , "parameters" : { "value" : 8 } , "more" : false } "#)
+            == [VarlinkReply(parameters: ["value": 8, "way": "direct"])])
+        // Escapes are read as the parser reads them.
+        #expect(try way(h, #"{"method":"org.example.test.T\u0061g","parameters":{"value":9}}"#)
+            == [VarlinkReply(parameters: ["value": 9, "way": "direct"])])
+    }
+
+    @Test func otherShapesGoThroughTheBodyWithTheSameAnswer() throws {
+        let h = try Harness()
+        let others = [
+            // parameters before method
+            #"{"parameters":{"value":1},"method":"org.example.test.Tag"}"#,
+            // a member the direct decoder does not know
+            #"{"method":"org.example.test.Tag","parameters":{"value":1,"extra":true}}"#,
+            // a member of the message the envelope does not know
+            #"{"method":"org.example.test.Tag","parameters":{"value":1},"id":5}"#,
+            // a repeated member (the parsed message keeps the last)
+            #"{"method":"org.example.test.Tag","parameters":{"value":0},"parameters":{"value":1}}"#,
+        ]
+        for text in others {
+            #expect(try way(h, text) == [VarlinkReply(parameters: ["value": 1, "way": "body"])], "\(text)")
+        }
+    }
+
+    @Test func badParametersGetTheBodysError() throws {
+        let h = try Harness()
+        #expect(try way(h, #"{"method":"org.example.test.Tag","parameters":{"value":"seven"}}"#)
+            == [VarlinkReply(error: .invalidParameter("value"))])
+    }
+
+    @Test func onewayIsHonoured() throws {
+        let h = try Harness()
+        #expect(try way(h, #"{"method":"org.example.test.Tag","parameters":{"value":1},"oneway":true}"#).isEmpty)
+        #expect(try way(h, #"{"method":"org.example.test.Tag","parameters":{"value":2}}"#)
+            == [VarlinkReply(parameters: ["value": 2, "way": "direct"])])
+    }
+
+    @Test func malformedJSONAfterTheParametersIsStillAViolation() throws {
+        let h = try Harness()
+        let replies = try way(h, #"{"method":"org.example.test.Tag","parameters":{"value":1},}"#)
+        #expect(replies.count == 1)
+        #expect(replies.first?.error == "org.varlink.service.InvalidParameter")
+        #expect(replies.first?.parameters["parameter"] == "message")
+        #expect(reason(replies.first).hasPrefix("message is not valid JSON"))
+        #expect(!h.channel.isActive, "the connection closes after a malformed message")
+    }
+
+    @Test func nestingBeyondTheLimitIsRefusedAlike() throws {
+        var configuration = VarlinkServerConfiguration()
+        configuration.maximumNestingDepth = 2
+        let h = try Harness(configuration: configuration)
+        // message (1), parameters (2): within the limit, decoded directly.
+        #expect(try way(h, #"{"method":"org.example.test.Tag","parameters":{"value":3}}"#)
+            == [VarlinkReply(parameters: ["value": 3, "way": "direct"])])
+        let tooDeep = try way(h, #"{"method":"org.example.test.Tag","parameters":{"value":{"x":1}}}"#)
+        #expect(tooDeep.count == 1)
+        #expect(reason(tooDeep.first).contains("nested deeper than 2"))
+        #expect(!h.channel.isActive)
+    }
+}
