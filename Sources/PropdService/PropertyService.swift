@@ -110,6 +110,7 @@ public final class PropertyService: Sendable {
     /// body changed it and was rolled back (see ``EngineState``). The one
     /// ``WriteSubmission`` of the request is built here; the store decides
     /// from its `origin` where and when it commits.
+    @_specialize(where T == Void)
     func submit<T: Sendable>(
         _ body: @escaping @Sendable (inout WriteTransaction, inout EngineState) throws -> T,
         rollback: WriteSubmission<T>.Rollback = .savepoint,

@@ -35,8 +35,13 @@ public struct WriteRequest: Sendable, Hashable {
         for key in delete {
             try transaction.delete(key)
         }
+        guard set.count > 1 else {
+            // One key (the usual Set): nothing to order, nothing to copy.
+            for (key, value) in set { try transaction.set(key, value, expires: expires) }
+            return
+        }
         // Sorted so that the change order (and so the event order) is stable.
-        for (key, value) in set.count > 1 ? set.sorted(by: { $0.key < $1.key }) : Array(set) {
+        for (key, value) in set.sorted(by: { $0.key < $1.key }) {
             try transaction.set(key, value, expires: expires)
         }
     }
