@@ -12,7 +12,12 @@ extension BindingEngine {
     ///   - changes: the keys the write set or deleted (`.error` entries are ignored).
     ///   - lookup: committed values of keys the engine needs (a flatMap's new target).
     public func propagate(_ changes: [Change], lookup: Lookup) -> Propagation {
-        withoutActuallyEscaping(lookup) { lookup in
+        // No binding reads any of these keys (a write to plain properties,
+        // most writes): nothing to mark, queue or evaluate.
+        guard changes.contains(where: { ids[$0.key] != nil }) else {
+            return Propagation(nextDeadline: nextDeadline)
+        }
+        return withoutActuallyEscaping(lookup) { lookup in
             beginEpoch()
             input = changes
             for change in changes {
