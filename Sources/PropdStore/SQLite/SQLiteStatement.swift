@@ -53,6 +53,30 @@ final class SQLiteStatement {
         try check(code)
     }
 
+    /// Binds a literal in place (SQLITE_STATIC): its bytes live as long as the program.
+    func bind(_ index: Int32, _ text: StaticString) throws(SQLiteError) {
+        try check(sqlite3_bind_text(handle, index, text.utf8Start, Int32(text.utf8CodeUnitCount), Self.static))
+    }
+
+    /// Runs `body` with `text` bound at `index` in place: SQLite reads the
+    /// string's own bytes (SQLITE_STATIC) instead of a copy, which on the
+    /// writer's hot statements would be a `malloc` and a `free` each
+    /// (Debian's SQLite is built without its lookaside allocator). Run the
+    /// statement inside `body`: on return the parameter is NULL again, so
+    /// the statement keeps no pointer to bytes that are gone.
+    @discardableResult
+    func withText<T>(_ index: Int32, _ text: String, _ body: () throws -> T) throws -> T {
+        var text = text
+        return try text.withUTF8 { utf8 in
+            try check(sqlite3_bind_text(handle, index, utf8.baseAddress, Int32(utf8.count), Self.static))
+            defer { _ = sqlite3_bind_null(handle, index) }
+            return try body()
+        }
+    }
+
+    /// The bytes outlive the statement's use of them (see ``withText(_:_:_:)``).
+    private static let `static` = unsafeBitCast(0, to: sqlite3_destructor_type.self)
+
     // MARK: Stepping
 
     /// Steps once and reads the first row, if any, with `read`.

@@ -69,14 +69,19 @@ final class SQLiteWriteBatch: WriteBatchStorage {
     func set(_ key: Key, _ value: JSONValue, expires: Int64?, at revision: Revision) throws(StoreError) {
         let text = value.jsonString
         try run {
+            // The hot path of every Set: the key and the value are bound in
+            // place, each statement run while they are.
             // History first: its `previous` is the key's head before this change.
-            try appendHistory(key: key, kind: "set", value: text, error: nil, at: revision)
+            let append = statements.appendHistory
+            try append.bind(1, revision.rawValue)
+            try append.bind(3, "set" as StaticString)
+            try append.bind(5, nil as String?)
+            try append.bind(6, nil as Int64?)
+            try append.withText(2, key.rawValue) { try append.withText(4, text) { try append.execute() } }
             let upsert = statements.upsert
-            try upsert.bind(1, key.rawValue)
-            try upsert.bind(2, text)
             try upsert.bind(3, revision.rawValue)
             try upsert.bind(4, expires)
-            try upsert.execute()
+            try upsert.withText(1, key.rawValue) { try upsert.withText(2, text) { try upsert.execute() } }
         }
     }
 
