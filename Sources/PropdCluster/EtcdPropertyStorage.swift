@@ -131,7 +131,8 @@ public final class EtcdPropertyStorage: PropertyStorage {
     /// the SQLite store does for a loop's lone write, would block the loop
     /// on a round trip to an etcd quorum. Either rollback choice holds: a
     /// body that throws leaves its write batch unsent, so nothing of it
-    /// reaches etcd.
+    /// reaches etcd. Specialized for `Void`, as ``PropertyStore/submit(_:)`` is.
+    @_specialize(where T == Void)
     public func submit<T: Sendable>(_ submission: WriteSubmission<T>) {
         let body = submission.body
         let completion = submission.completion
