@@ -49,6 +49,25 @@ import Testing
         }
     }
 
+    @Test func aReadIsAnsweredInOrderEitherWay() throws {
+        let h = try Harness()
+        // Behind a running call, a read waits; decoded directly or not, it
+        // answers after it, in order.
+        try h.send(
+            #"{"method":"org.example.test.Park","parameters":{"id":1}}"# + "\0"
+                + #"{"method":"org.example.test.ReadTag","parameters":{"value":2}}"# + "\0"
+                + #"{"parameters":{"value":3},"method":"org.example.test.ReadTag"}"# + "\0")
+        #expect(try h.replies().isEmpty)
+        h.lot.responder(1)?.succeed(["id": 1])
+        #expect(try h.replies() == [
+            VarlinkReply(parameters: ["id": 1]),
+            VarlinkReply(parameters: ["value": 2, "way": "direct"]),
+            VarlinkReply(parameters: ["value": 3, "way": "body"]),
+        ])
+        #expect(try way(h, #"{"method":"org.example.test.ReadTag","parameters":{"value":4}}"#)
+            == [VarlinkReply(parameters: ["value": 4, "way": "direct"])])
+    }
+
     @Test func badParametersGetTheBodysError() throws {
         let h = try Harness()
         #expect(try way(h, #"{"method":"org.example.test.Tag","parameters":{"value":"seven"}}"#)

@@ -95,6 +95,7 @@ enum TestInterface {
         method Big(bytes: int) -> (value: string)
         method BigRead(bytes: int) -> (value: string)
         method Tag(value: int) -> (value: int, way: string)
+        method ReadTag(value: int) -> (value: int, way: string)
 
         error Boom (why: string)
 
@@ -153,12 +154,15 @@ enum TestInterface {
                         responder.fail(error)
                     }
                 }
-                .decodingDirectly { (reader: inout JSONReader) throws(JSONParseError) -> Int64? in
-                    guard var object = try reader.beginObject(), try reader.nextMember(of: &object) == "value",
-                        case .integer(let value) = try reader.readValue(), try reader.nextMember(of: &object) == nil
-                    else { return nil }
-                    return value
-                } then: { value, _, responder in
+                .decodingDirectly(TestInterface.readTagValue) { value, _, responder in
+                    responder.succeed(["value": .integer(value), "way": "direct"])
+                },
+                // The same for a read answered on the loop, after earlier calls.
+                .synchronous("ReadTag") { call, _ in
+                    ["value": .integer(try call.parameters.requiredInteger("value")), "way": "body"]
+                }
+                .startingAfterEarlierCalls()
+                .decodingDirectly(TestInterface.readTagValue) { value, _, responder in
                     responder.succeed(["value": .integer(value), "way": "direct"])
                 },
                 .synchronous("WhoAmI") { _, connection in
@@ -169,6 +173,14 @@ enum TestInterface {
                     ]
                 },
             ])
+    }
+
+    /// `{"value": N}` and nothing else, read straight from the frame.
+    @Sendable static func readTagValue(_ reader: inout JSONReader) throws(JSONParseError) -> Int64? {
+        guard var object = try reader.beginObject(), try reader.nextMember(of: &object) == "value",
+            case .integer(let value) = try reader.readValue(), try reader.nextMember(of: &object) == nil
+        else { return nil }
+        return value
     }
 
     static let info = VarlinkServiceInfo(

@@ -56,6 +56,20 @@ import Testing
         #expect(try EventReply(parameters: try #require(parsed.fields)).event == event)
     }
 
+    /// Write replies and `Get` write their own bytes: the same object the tree gives.
+    @Test func repliesWrittenWithoutATreeAreTheirObjects() throws {
+        for reply in [PropertiesReply(properties: WireSamples.properties), PropertiesReply(properties: [])] {
+            var bytes: [UInt8] = []
+            reply.encodeJSONObject(into: &bytes)
+            #expect(String(decoding: bytes, as: UTF8.self) == JSONValue.object(reply.parameters).jsonString)
+        }
+        for revision in [Revision(0), Revision(42), Revision(Int64.max)] {
+            var bytes: [UInt8] = []
+            RevisionReply(revision: revision).encodeJSONObject(into: &bytes)
+            #expect(String(decoding: bytes, as: UTF8.self) == JSONValue.object(RevisionReply(revision: revision).parameters).jsonString)
+        }
+    }
+
     @Test func wrongShapesAreNamed() throws {
         #expect(throws: WireShapeError("missing integer 'revision'")) { try RevisionReply(parameters: [:]) }
         #expect(throws: WireShapeError("'bad key' is not a key")) {

@@ -9,10 +9,28 @@ extension IOPropdInterface {
         try checkCount(keys.count, "max-keys-per-call", limits.keysPerCall)
         for key in keys { try access.require(.read, key, connection.peer) }
         let revision = try WireCoding.nonNegative(call.parameters, "revision").map { Revision($0) }
+        return try get(keys, at: revision, connection).parameters
+    }
+
+    /// A `Get` read straight from its frame (see ``GetParameters``),
+    /// answered as the parsed call is.
+    func get(_ parameters: GetParameters, _ connection: VarlinkConnectionContext, _ responder: VarlinkResponder) {
+        do {
+            try checkCount(parameters.keys.count, "max-keys-per-call", limits.keysPerCall)
+            for key in parameters.keys { try access.require(.read, key, connection.peer) }
+            responder.succeed(try get(parameters.keys, at: parameters.revision, connection))
+        } catch {
+            responder.fail(error)
+        }
+    }
+
+    private func get(_ keys: [Key], at revision: Revision?, _ connection: VarlinkConnectionContext)
+        throws(VarlinkCallError) -> PropertiesReply
+    {
         let properties = try mapped { () throws(ServiceError) in
             if let revision { try service.get(keys, at: revision) } else { try service.get(keys) }
         }
-        return PropertiesReply(properties: try redacted(properties, for: connection.peer)).parameters
+        return PropertiesReply(properties: try redacted(properties, for: connection.peer))
     }
 
     func list(_ call: VarlinkCall, _ connection: VarlinkConnectionContext) throws(VarlinkCallError) -> [String: JSONValue] {

@@ -62,7 +62,10 @@ public struct IOPropdInterface: Sendable {
                 // (and a run of large replies is made one at a time as the
                 // connection has room; see VarlinkMethod.startingAfterEarlierCalls).
                 .synchronous(IOPropdMethod.get.rawValue) { call, connection in try get(call, connection) }
-                    .startingAfterEarlierCalls(),
+                    .startingAfterEarlierCalls()
+                    .decodingDirectly(GetParameters.init(reading:)) { parameters, connection, responder in
+                        get(parameters, connection, responder)
+                    },
                 .synchronous(IOPropdMethod.list.rawValue) { call, connection in try list(call, connection) }
                     .startingAfterEarlierCalls(),
                 .responding(IOPropdMethod.set.rawValue) { call, connection, responder in

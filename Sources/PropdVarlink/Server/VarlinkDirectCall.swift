@@ -27,7 +27,8 @@ struct VarlinkDirectCall {
     {
         guard var message = try reader.beginObject(), try reader.nextMember(of: &message) == "method",
             case .string(let name) = try reader.readValue(),
-            case .success(let method) = registry.resolve(name), let decoder = method.directDecoder,
+            case .success(let method) = registry.resolve(name), !method.requiresMore,
+            let decoder = method.directDecoder,
             try reader.nextMember(of: &message) == "parameters",
             let start = decoder(&reader)
         else { return nil }

@@ -26,7 +26,7 @@ public struct VarlinkMethod: Sendable {
     /// Reads a call's parameters from its frame, positioned at their value,
     /// and returns what starts the call; `nil` to leave it to ``body``.
     typealias DirectDecoder = @Sendable (inout JSONReader) -> DirectStart?
-    /// Starts a call decoded directly, as a ``responding(_:_:)`` body would.
+    /// Starts a call decoded directly, answering through the responder.
     typealias DirectStart = @Sendable (VarlinkConnectionContext, VarlinkResponder) -> Void
 
     enum Body: Sendable {
@@ -66,6 +66,9 @@ public struct VarlinkMethod: Sendable {
     /// shape), and may throw where the JSON is malformed: the call is then
     /// decoded the usual way and handled by the method's own body, so every
     /// error is the one the body gives. `decode` must not have effects.
+    /// `start` answers through the responder, at once or later, whatever
+    /// the method's shape (a ``synchronous(_:_:)`` read answers at once); a
+    /// streaming method is never decoded so.
     ///
     /// ```swift
     /// .responding("Set") { call, connection, responder in set(call, connection, responder) }

@@ -21,6 +21,18 @@ public struct PropertiesReply: IOPropdReply {
     }
 }
 
+extension PropertiesReply: JSONObjectEncodable {
+    /// `{"properties":[…]}`, written without a ``JSONValue`` tree.
+    public func encodeJSONObject(into out: inout [UInt8]) {
+        out.append(contentsOf: #"{"properties":["#.utf8)
+        for (index, property) in properties.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            property.encodeWire(into: &out)
+        }
+        out.append(contentsOf: "]}".utf8)
+    }
+}
+
 /// `List -> (properties: []Property, revision: int)`.
 public struct ListReply: IOPropdReply {
     public var properties: [Property]

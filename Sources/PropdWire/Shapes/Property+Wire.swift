@@ -16,6 +16,36 @@ extension Property {
         return .object(object)
     }
 
+    /// Appends the same object as ``wireValue``'s compact text, members in
+    /// the same (sorted) order, without building it: every `Get` answers so.
+    public func encodeWire(into out: inout [UInt8]) {
+        out.append(UInt8(ascii: "{"))
+        if let binding {
+            out.append(contentsOf: #""binding":"#.utf8)
+            JSONValue.encodeString(binding, into: &out)
+            out.append(UInt8(ascii: ","))
+        }
+        out.append(contentsOf: #""created":"#.utf8)
+        JSONValue.integer(created.rawValue).encode(into: &out)
+        if let error {
+            out.append(contentsOf: #","error":"#.utf8)
+            JSONValue.encodeString(error, into: &out)
+        }
+        if let expires {
+            out.append(contentsOf: #","expires":"#.utf8)
+            JSONValue.integer(expires).encode(into: &out)
+        }
+        out.append(contentsOf: #","key":"#.utf8)
+        JSONValue.encodeString(key.rawValue, into: &out)
+        out.append(contentsOf: #","revision":"#.utf8)
+        JSONValue.integer(revision.rawValue).encode(into: &out)
+        if let value {
+            out.append(contentsOf: #","value":"#.utf8)
+            value.encode(into: &out)
+        }
+        out.append(UInt8(ascii: "}"))
+    }
+
     /// Reads an io.propd `Property` object.
     public init(wire object: [String: JSONValue]) throws(WireShapeError) {
         let fields = WireFields(object)

@@ -3,20 +3,28 @@ import PropdCore
 import PropdTestSupport
 import Testing
 
-/// A `Set` in the usual shape (`method`, then `parameters` with `values`
-/// only) is read straight from its frame; any other shape through the
-/// parsed message. Both give the same answers, errors included.
-@Suite struct SetDecodingTests {
+/// A `Set` or a `Get` in the usual shape (`method`, then `parameters`
+/// with `values` or `keys` only) is read straight from its frame; any other
+/// shape through the parsed message. Both give the same answers, errors
+/// included.
+@Suite struct FrameDecodingTests {
     /// The same call in the usual shape and with `parameters` first.
-    private func bothShapes(_ values: String) -> (usual: String, other: String) {
+    private func bothShapes(_ method: String, _ parameters: String) -> (usual: String, other: String) {
         (
-            #"{"method":"io.propd.Set","parameters":{"values":"# + values + "}}",
-            #"{"parameters":{"values":"# + values + #"},"method":"io.propd.Set"}"#
+            #"{"method":"io.propd."# + method + #"","parameters":"# + parameters + "}",
+            #"{"parameters":"# + parameters + #","method":"io.propd."# + method + #""}"#
         )
     }
 
+    /// The answers to a `Set` of `values` in either shape.
     private func answers(_ raw: RawSocket, _ values: String) async throws -> [[String: JSONValue]?] {
-        let (usual, other) = bothShapes(values)
+        try await answers(raw, "Set", #"{"values":"# + values + "}")
+    }
+
+    private func answers(_ raw: RawSocket, _ method: String, _ parameters: String) async throws
+        -> [[String: JSONValue]?]
+    {
+        let (usual, other) = bothShapes(method, parameters)
         #expect(raw.send(usual + "\0"))
         let first = try await raw.receive()
         #expect(raw.send(other + "\0"))
@@ -48,6 +56,36 @@ import Testing
         #expect(notAnObject[0] == notAnObject[1])
         // Nothing refused was written: the last revision is the Bind's.
         #expect(try await client.stats().revision == 3)
+    }
+
+    @Test func getAnswersAlikeEitherWay() async throws {
+        let daemon = try PropdProcess()
+        let client = try await PropdClient.connect(to: daemon.socketPath)
+        let raw = try RawSocket(path: daemon.socketPath)
+        try await client.set(["g.a": 1, "g.b": ["x": [true, "y"]]])
+        try await client.bind("g.c", "g.a.map { $0 + 1 }")
+        try await client.set(["g.ttl": 5], ttl: 3_600_000)
+
+        let read = try await answers(raw, "Get", #"{"keys": ["g.a", "g.b", "g.c", "g.ttl"]}"#)
+        #expect(read[0] == read[1])
+        guard case .array(let properties)? = read[0]?["parameters"]?["properties"] else {
+            Issue.record("no properties in \(String(describing: read[0]))")
+            return
+        }
+        #expect(properties.map { $0["key"] } == ["g.a", "g.b", "g.c", "g.ttl"])
+        #expect(properties[1]["value"] == ["x": [true, "y"]])
+        #expect(properties[2]["binding"] == "g.a.map { $0 + 1 }" && properties[2]["value"] == 2)
+        #expect(properties[3]["expires"] != nil)
+
+        let missing = try await answers(raw, "Get", #"{"keys": ["g.a", "g.none"]}"#)
+        #expect(missing[0]?["error"] == "io.propd.NoSuchKey")
+        #expect(missing[0] == missing[1])
+        let invalid = try await answers(raw, "Get", #"{"keys": ["ok", "bad key"]}"#)
+        #expect(invalid[0]?["error"] == "io.propd.InvalidKey")
+        #expect(invalid[0] == invalid[1])
+        let notStrings = try await answers(raw, "Get", #"{"keys": [1]}"#)
+        #expect(notStrings[0]?["error"] == "org.varlink.service.InvalidParameter")
+        #expect(notStrings[0] == notStrings[1])
     }
 
     @Test func moreKeysThanAllowedAreRefusedEitherWay() async throws {
