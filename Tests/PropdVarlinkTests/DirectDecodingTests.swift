@@ -68,6 +68,26 @@ import Testing
             == [VarlinkReply(parameters: ["value": 4, "way": "direct"])])
     }
 
+    /// A client that does not read its replies holds back every call,
+    /// decoded directly or not: replies stay within the outbound buffer.
+    @Test func noCallStartsWhileTheConnectionIsUnwritable() throws {
+        let h = try Harness()
+        h.channel.isWritable = false
+        h.channel.pipeline.fireChannelWritabilityChanged()
+        try h.send(
+            #"{"method":"org.example.test.ReadTag","parameters":{"value":1}}"# + "\0"
+                + #"{"method":"org.example.test.Tag","parameters":{"value":2}}"# + "\0"
+                + #"{"parameters":{"value":3},"method":"org.example.test.ReadTag"}"# + "\0")
+        #expect(try h.replies().isEmpty)
+        h.channel.isWritable = true
+        h.channel.pipeline.fireChannelWritabilityChanged()
+        #expect(try h.replies() == [
+            VarlinkReply(parameters: ["value": 1, "way": "direct"]),
+            VarlinkReply(parameters: ["value": 2, "way": "direct"]),
+            VarlinkReply(parameters: ["value": 3, "way": "body"]),
+        ])
+    }
+
     @Test func badParametersGetTheBodysError() throws {
         let h = try Harness()
         #expect(try way(h, #"{"method":"org.example.test.Tag","parameters":{"value":"seven"}}"#)

@@ -24,6 +24,11 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
         /// Answered without dispatch: an error reply (nil: none), and whether
         /// the connection closes after it.
         case rejected(VarlinkCallError?, closeAfter: Bool)
+
+        /// A refusal needs no room: it only says why, and may close.
+        var isRejection: Bool {
+            if case .rejected = self { true } else { false }
+        }
     }
 
     /// One call between its arrival and the sending of its reply.
@@ -210,7 +215,7 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
         // Replies not yet written are bounded: by count here, by bytes
         // through the channel's writability (the outbound high-water mark).
         if slots.count >= configuration.maximumStartedCallsPerConnection { return false }
-        if let context, !context.channel.isWritable, case .call = item { return false }
+        if let context, !context.channel.isWritable, !item.isRejection { return false }
         if case .call(let call) = item, call.more { return slots.isEmpty }
         // A read of possibly large replies waits until nothing before it
         // runs, so that behind a write the reads are made one at a time.
