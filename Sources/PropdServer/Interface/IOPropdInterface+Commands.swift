@@ -39,7 +39,7 @@ extension IOPropdInterface {
         do throws(VarlinkCallError) {
             let texts = try call.parameters.requiredStringArray("commands")
             guard !texts.isEmpty else { throw .invalidParameter("commands") }
-            try checkCount(texts.count, "max-keys-per-call", limits.keysPerCall)
+            try checkKeyCount(texts.count)
             for text in texts {
                 let command = try WireCoding.commandKeys(text)
                 try access.require(.write, command.command, connection.peer)

@@ -6,25 +6,29 @@ import PropdWire
 extension IOPropdInterface {
     func get(_ call: VarlinkCall, _ connection: VarlinkConnectionContext) throws(VarlinkCallError) -> [String: JSONValue] {
         let keys = try WireCoding.keys(call.parameters, "keys")
-        try checkCount(keys.count, "max-keys-per-call", limits.keysPerCall)
-        for key in keys { try access.require(.read, key, connection.peer) }
+        try requireReadable(keys, connection)
         let revision = try WireCoding.nonNegative(call.parameters, "revision").map { Revision($0) }
-        return try get(keys, at: revision, connection).parameters
+        return try read(keys, at: revision, connection).parameters
     }
 
     /// A `Get` read straight from its frame (see ``GetParameters``),
     /// answered as the parsed call is.
     func get(_ parameters: GetParameters, _ connection: VarlinkConnectionContext, _ responder: VarlinkResponder) {
         do {
-            try checkCount(parameters.keys.count, "max-keys-per-call", limits.keysPerCall)
-            for key in parameters.keys { try access.require(.read, key, connection.peer) }
-            responder.succeed(try get(parameters.keys, at: parameters.revision, connection))
+            try requireReadable(parameters.keys, connection)
+            responder.succeed(try read(parameters.keys, at: nil, connection))
         } catch {
             responder.fail(error)
         }
     }
 
-    private func get(_ keys: [Key], at revision: Revision?, _ connection: VarlinkConnectionContext)
+    /// Not more keys than allowed, each readable by the caller.
+    private func requireReadable(_ keys: [Key], _ connection: VarlinkConnectionContext) throws(VarlinkCallError) {
+        try checkKeyCount(keys.count)
+        for key in keys { try access.require(.read, key, connection.peer) }
+    }
+
+    private func read(_ keys: [Key], at revision: Revision?, _ connection: VarlinkConnectionContext)
         throws(VarlinkCallError) -> PropertiesReply
     {
         let properties = try mapped { () throws(ServiceError) in

@@ -7,17 +7,30 @@ extension IOPropdInterface {
     func set(_ call: VarlinkCall, _ connection: VarlinkConnectionContext, _ responder: VarlinkResponder) {
         let parameters: SetParameters
         do {
-            parameters = try SetParameters(call.parameters, keysPerCall: limits.keysPerCall)
+            // More keys than allowed are refused before any is read.
+            try checkKeyCount(try call.parameters.requiredObject("values").count)
+            parameters = try SetParameters(call.parameters)
         } catch {
             return responder.fail(error)
         }
         set(parameters, connection, responder)
     }
 
-    /// A `Set` decoded either way (see ``SetParameters``).
-    func set(_ parameters: SetParameters, _ connection: VarlinkConnectionContext, _ responder: VarlinkResponder) {
+    /// A `Set` read straight from its frame (see ``SetParameters``).
+    func setDecodedDirectly(
+        _ parameters: SetParameters, _ connection: VarlinkConnectionContext, _ responder: VarlinkResponder
+    ) {
         do {
-            try checkCount(parameters.values.count, "max-keys-per-call", limits.keysPerCall)
+            try checkKeyCount(parameters.values.count)
+        } catch {
+            return responder.fail(error)
+        }
+        set(parameters, connection, responder)
+    }
+
+    /// A `Set` decoded either way, its keys counted: access, then the write.
+    private func set(_ parameters: SetParameters, _ connection: VarlinkConnectionContext, _ responder: VarlinkResponder) {
+        do {
             for key in parameters.values.keys { try access.require(.write, key, connection.peer) }
             for key in parameters.expect.keys { try access.require(.read, key, connection.peer) }
         } catch {
@@ -32,7 +45,7 @@ extension IOPropdInterface {
         var patterns: [KeyPattern] = []
         do {
             keys = try WireCoding.keys(call.parameters, "keys")
-            try checkCount(keys.count, "max-keys-per-call", limits.keysPerCall)
+            try checkKeyCount(keys.count)
             for key in keys { try access.require(.write, key, connection.peer) }
             expect = try WireCoding.expectations(call.parameters)
             for key in expect.keys { try access.require(.read, key, connection.peer) }

@@ -72,7 +72,7 @@ public struct IOPropdInterface: Sendable {
                     set(call, connection, responder)
                 }
                 .decodingDirectly(SetParameters.init(reading:)) { parameters, connection, responder in
-                    set(parameters, connection, responder)
+                    setDecodedDirectly(parameters, connection, responder)
                 },
                 .responding(IOPropdMethod.delete.rawValue) { call, connection, responder in
                     delete(call, connection, responder)
@@ -123,5 +123,10 @@ public struct IOPropdInterface: Sendable {
 
     func checkCount(_ count: Int, _ limit: String, _ maximum: Int) throws(VarlinkCallError) {
         if count > maximum { throw VarlinkCallError(.limitExceeded(limit: limit, maximum: maximum)) }
+    }
+
+    /// `max-keys-per-call`, for the calls that name keys.
+    func checkKeyCount(_ count: Int) throws(VarlinkCallError) {
+        try checkCount(count, "max-keys-per-call", limits.keysPerCall)
     }
 }

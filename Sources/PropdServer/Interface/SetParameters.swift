@@ -10,13 +10,9 @@ struct SetParameters: Sendable {
     /// Milliseconds, 1 to 2^31.
     var ttl: Int64?
 
-    /// From the call's parameter object, with the contract's error for bad
-    /// input; more than `keysPerCall` keys are refused before any is read.
-    init(_ parameters: [String: JSONValue], keysPerCall: Int) throws(VarlinkCallError) {
+    /// From the call's parameter object, with the contract's error for bad input.
+    init(_ parameters: [String: JSONValue]) throws(VarlinkCallError) {
         let object = try parameters.requiredObject("values")
-        if object.count > keysPerCall {
-            throw VarlinkCallError(.limitExceeded(limit: "max-keys-per-call", maximum: keysPerCall))
-        }
         var decoded: [Key: JSONValue] = [:]
         decoded.reserveCapacity(object.count)
         for (text, value) in object { decoded[try WireCoding.key(text)] = value }
@@ -27,7 +23,7 @@ struct SetParameters: Sendable {
 
     /// Straight from the frame, for the usual `{"values": {...}}`: `nil` for
     /// anything else (`expect`, `ttl`, a bad key, a repeated member), which
-    /// is then decoded by ``init(_:keysPerCall:)`` with its errors.
+    /// is then decoded by ``init(_:)`` with its errors.
     init?(reading reader: inout JSONReader) throws(JSONParseError) {
         guard var parameters = try reader.beginObject(), try reader.nextMember(of: &parameters) == "values",
             var object = try reader.beginObject()

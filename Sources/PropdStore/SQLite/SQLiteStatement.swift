@@ -64,9 +64,13 @@ final class SQLiteStatement {
     /// (Debian's SQLite is built without its lookaside allocator). Run the
     /// statement inside `body`: on return the parameter is NULL again, so
     /// the statement keeps no pointer to bytes that are gone.
+    /// `nil` binds NULL for the duration.
     @discardableResult
-    func withText<T>(_ index: Int32, _ text: String, _ body: () throws -> T) throws -> T {
-        var text = text
+    func withText<T>(_ index: Int32, _ text: String?, _ body: () throws -> T) throws -> T {
+        guard var text else {
+            try check(sqlite3_bind_null(handle, index))
+            return try body()
+        }
         return try text.withUTF8 { utf8 in
             try check(sqlite3_bind_text(handle, index, utf8.baseAddress, Int32(utf8.count), Self.static))
             defer { _ = sqlite3_bind_null(handle, index) }

@@ -69,15 +69,9 @@ final class SQLiteWriteBatch: WriteBatchStorage {
     func set(_ key: Key, _ value: JSONValue, expires: Int64?, at revision: Revision) throws(StoreError) {
         let text = value.jsonString
         try run {
-            // The hot path of every Set: the key and the value are bound in
-            // place, each statement run while they are.
             // History first: its `previous` is the key's head before this change.
-            let append = statements.appendHistory
-            try append.bind(1, revision.rawValue)
-            try append.bind(3, "set" as StaticString)
-            try append.bind(5, nil as String?)
-            try append.bind(6, nil as Int64?)
-            try append.withText(2, key.rawValue) { try append.withText(4, text) { try append.execute() } }
+            try appendHistory(key: key, kind: "set", value: text, error: nil, at: revision)
+            // The key and the value bound in place, as in `appendHistory`.
             let upsert = statements.upsert
             try upsert.bind(3, revision.rawValue)
             try upsert.bind(4, expires)
@@ -168,18 +162,17 @@ final class SQLiteWriteBatch: WriteBatchStorage {
 
     /// Appends the change to history, linked to the key's previous row:
     /// `previous` when the caller knows it, else found by the statement (so
-    /// it must run before `properties` changes).
+    /// it must run before `properties` changes). The key and the value, on
+    /// every Set, are bound in place (``SQLiteStatement/withText(_:_:_:)``).
     private func appendHistory(
-        key: Key, kind: String, value: String?, error: String?, at revision: Revision, previous: Int64? = nil
+        key: Key, kind: StaticString, value: String?, error: String?, at revision: Revision, previous: Int64? = nil
     ) throws {
         let append = statements.appendHistory
         try append.bind(1, revision.rawValue)
-        try append.bind(2, key.rawValue)
         try append.bind(3, kind)
-        try append.bind(4, value)
         try append.bind(5, error)
         try append.bind(6, previous)
-        try append.execute()
+        try append.withText(2, key.rawValue) { try append.withText(4, value) { try append.execute() } }
     }
 
     /// Runs a statement kept on the connection with text parameters ?1, ?2, ...;
