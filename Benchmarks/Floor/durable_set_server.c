@@ -11,6 +11,16 @@
 //   ./floor-server /tmp/f/s.sock /tmp/f/db NORMAL
 //   propd-bench concurrent --socket /tmp/f/s.sock --connections 16 64
 //
+// Built with -DPROPD_SQL it runs, per Set, the two statements propd's
+// writer runs (the history row linked to the key's previous one, then the
+// upsert; their text as in WriterStatements.swift) on a database that propd
+// created, so its schema is propd's own; history is never trimmed, so this
+// is a lower bound of propd's SQL per Set. The database must exist:
+//
+//   gcc -O2 -DPROPD_SQL durable_set_server.c -lsqlite3 -o floor-propd-sql
+//   propd --database /tmp/f/db --socket /tmp/f/p.sock &  (stop it once the socket exists)
+//   ./floor-propd-sql /tmp/f/s.sock /tmp/f/db NORMAL
+//
 // GetInfo and Get get a fixed reply (the sequential scenario's comparison
 // figures); Subscribe makes the connection receive an event for every Set
 // (no patterns), written after the round's replies, one write per
@@ -79,6 +89,20 @@ static void handle_frame(conn *c, char *frame) {
       in_transaction = 1;
     }
     revision++;
+#ifdef PROPD_SQL
+    // History first: its `previous` is the key's head before the upsert.
+    sqlite3_bind_int64(hi, 1, revision);
+    sqlite3_bind_text(hi, 2, k, -1, SQLITE_STATIC);
+    sqlite3_bind_text(hi, 3, "set", 3, SQLITE_STATIC);
+    sqlite3_bind_text(hi, 4, v, (int)(vend - v), SQLITE_STATIC);
+    sqlite3_step(hi);
+    sqlite3_reset(hi);
+    sqlite3_bind_text(up, 1, k, -1, SQLITE_STATIC);
+    sqlite3_bind_text(up, 2, v, (int)(vend - v), SQLITE_STATIC);
+    sqlite3_bind_int64(up, 3, revision);
+    sqlite3_step(up);
+    sqlite3_reset(up);
+#else
     sqlite3_bind_text(up, 1, k, -1, SQLITE_STATIC);
     sqlite3_bind_text(up, 2, v, (int)(vend - v), SQLITE_STATIC);
     sqlite3_bind_int64(up, 3, revision);
@@ -89,6 +113,7 @@ static void handle_frame(conn *c, char *frame) {
     sqlite3_bind_text(hi, 3, v, (int)(vend - v), SQLITE_STATIC);
     sqlite3_step(hi);
     sqlite3_reset(hi);
+#endif
     char reply[64];
     snprintf(reply, sizeof reply, "{\"parameters\":{\"revision\":%lld}}", revision);
     queue_reply(c, reply);
@@ -140,16 +165,43 @@ int main(int argc, char **argv) {
   }
   signal(SIGPIPE, SIG_IGN);
   unlink(argv[1]);
+#ifdef PROPD_SQL
+  if (sqlite3_open_v2(argv[2], &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
+    fprintf(stderr, "%s: not a database propd made\n", argv[2]);
+    return 1;
+  }
+#else
   remove(argv[2]);
   sqlite3_open(argv[2], &db);
+#endif
   char sql[128];
   sqlite3_exec(db, "PRAGMA journal_mode=WAL", 0, 0, 0);
   snprintf(sql, sizeof sql, "PRAGMA synchronous=%s", argv[3]);
   sqlite3_exec(db, sql, 0, 0, 0);
+#ifdef PROPD_SQL
+  sqlite3_stmt *last;
+  sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE name = 'revision'", -1, &last, 0);
+  if (sqlite3_step(last) == SQLITE_ROW) revision = sqlite3_column_int64(last, 0);
+  sqlite3_finalize(last);
+  if (sqlite3_prepare_v2(db,
+          "INSERT INTO properties (key, value, revision, created, error, expires) VALUES (?1, ?2, ?3, ?3, NULL, NULL) "
+          "ON CONFLICT (key) DO UPDATE SET value = excluded.value, revision = excluded.revision, error = NULL, "
+          "expires = excluded.expires", -1, &up, 0) != SQLITE_OK ||
+      sqlite3_prepare_v2(db,
+          "INSERT INTO history (revision, key, kind, value, error, previous) VALUES (?1, ?2, ?3, ?4, NULL, coalesce(NULL, "
+          "(SELECT revision FROM properties WHERE key = ?2 AND (value IS NOT NULL OR error IS NOT NULL)), "
+          "(SELECT revision FROM deleted_heads WHERE key = ?2))) "
+          "ON CONFLICT (revision, key) DO UPDATE SET kind = excluded.kind, value = excluded.value, error = excluded.error",
+          -1, &hi, 0) != SQLITE_OK) {
+    fprintf(stderr, "%s\n", sqlite3_errmsg(db));
+    return 1;
+  }
+#else
   sqlite3_exec(db, "CREATE TABLE p(key TEXT PRIMARY KEY, value BLOB, rev INTEGER);"
                    "CREATE TABLE h(rev INTEGER PRIMARY KEY, key TEXT, value BLOB);", 0, 0, 0);
   sqlite3_prepare_v2(db, "INSERT INTO p(key,value,rev) VALUES(?1,?2,?3) ON CONFLICT(key) DO UPDATE SET value=excluded.value, rev=excluded.rev", -1, &up, 0);
   sqlite3_prepare_v2(db, "INSERT INTO h(rev,key,value) VALUES(?1,?2,?3)", -1, &hi, 0);
+#endif
 
   int listener = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0);
   struct sockaddr_un address = {.sun_family = AF_UNIX};
