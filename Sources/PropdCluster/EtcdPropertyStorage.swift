@@ -157,6 +157,12 @@ public final class EtcdPropertyStorage: PropertyStorage {
         mirror.shared.withLock { $0.observer = observer }
     }
 
+    /// Runs each delivery of revisions (their observer calls and the
+    /// answers of the requests waiting for them) inside `scope`.
+    public func answerBatches(within scope: AnswerScope?) {
+        mirror.shared.withLock { $0.answerScope = scope }
+    }
+
     /// Calls `observer` after this node read the space again because etcd
     /// compacted past its watch (a long disconnection): the commit observer
     /// never gets the revisions in between.

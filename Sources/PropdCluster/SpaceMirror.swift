@@ -1,5 +1,6 @@
 import PropdCore
 import PropdEtcd
+import PropdStore
 import Synchronization
 
 /// One node's copy of the property space, fed by one etcd watch of the
@@ -38,6 +39,8 @@ final class SpaceMirror: Sendable {
         /// Run once every revision up to theirs reached the observers.
         var waiters: [(revision: Int64, action: @Sendable () -> Void)] = []
         var observer: (@Sendable ([ChangeSet]) -> Void)?
+        /// Each delivery runs inside it (``EtcdPropertyStorage/answerBatches(within:)``).
+        var answerScope: AnswerScope?
         /// The last revision at which another node changed what a binding
         /// engine is built from (bindings, their state, expiries, commands).
         var foreignEngineChange: Int64 = 0
@@ -215,26 +218,29 @@ final class SpaceMirror: Sendable {
     private func deliver() {
         while true {
             let taken: (deliveries: [Delivery], observer: (@Sendable ([ChangeSet]) -> Void)?,
-                foreign: (@Sendable () -> Void)?)? = shared.withLock { shared in
+                foreign: (@Sendable () -> Void)?, scope: AnswerScope?)? = shared.withLock { shared in
                     guard !shared.delivering, !shared.undelivered.isEmpty else { return nil }
                     shared.delivering = true
                     defer { shared.undelivered = [] }
-                    return (shared.undelivered, shared.observer, shared.foreignEngineObserver)
+                    return (shared.undelivered, shared.observer, shared.foreignEngineObserver, shared.answerScope)
                 }
             guard let taken else { return }
-            for delivery in taken.deliveries {
-                if let changeSet = delivery.changeSet { taken.observer?([changeSet]) }
-                if delivery.foreignEngineChange { taken.foreign?() }
+            let deliverTaken = {
+                for delivery in taken.deliveries {
+                    if let changeSet = delivery.changeSet { taken.observer?([changeSet]) }
+                    if delivery.foreignEngineChange { taken.foreign?() }
+                }
+                let ready = self.shared.withLock { shared in
+                    shared.delivering = false
+                    shared.delivered = max(shared.delivered, taken.deliveries.last?.revision ?? 0)
+                    let delivered = shared.delivered
+                    let ready = shared.waiters.filter { $0.revision <= delivered }
+                    shared.waiters.removeAll { $0.revision <= delivered }
+                    return ready
+                }
+                for waiter in ready { waiter.action() }
             }
-            let ready = shared.withLock { shared in
-                shared.delivering = false
-                shared.delivered = max(shared.delivered, taken.deliveries.last?.revision ?? 0)
-                let delivered = shared.delivered
-                let ready = shared.waiters.filter { $0.revision <= delivered }
-                shared.waiters.removeAll { $0.revision <= delivered }
-                return ready
-            }
-            for waiter in ready { waiter.action() }
+            if let scope = taken.scope { scope(deliverTaken) } else { deliverTaken() }
         }
     }
 

@@ -142,6 +142,12 @@ public final class PropertyStore: Sendable {
         groupCommit.setObserver(observer)
     }
 
+    /// Runs each batch's observer and answers inside `scope`, on the writer
+    /// (or the loop that committed the batch at its tick's end).
+    public func answerBatches(within scope: AnswerScope?) {
+        groupCommit.setAnswerScope(scope)
+    }
+
     /// Keeps at least `keep` values per key in history from the next commit on
     /// (`history-per-key` changed by a reload).
     public func setHistoryPerKey(_ keep: Int) {

@@ -128,6 +128,35 @@ import Testing
         #expect(outcomes.revisions == [0: 1])
         #expect(store.statistics.inlineBatches == 0)
     }
+
+    @Test func aBatchsObserverAndAnswersRunInsideOneAnswerScope() async throws {
+        let dir = try TemporaryDirectory()
+        let store = try openStore(dir)
+        // What ran inside a scope, by scope: "scope N" marks each entry.
+        let log = Mutex<(inScope: Bool, entries: [String])>((false, []))
+        @Sendable func note(_ entry: String) {
+            log.withLock { $0.entries.append($0.inScope ? entry : "\(entry) outside") }
+        }
+        store.answerBatches(within: { answers in
+            log.withLock { $0.inScope = true; $0.entries.append("scope") }
+            answers()
+            log.withLock { $0.inScope = false }
+        })
+        store.onCommit { changeSets in note("observer \(changeSets.map(\.revision.rawValue))") }
+        let outcomes = Outcomes()
+        let loop = ManualLoop()
+        for i in 0..<2 {
+            store.submit(WriteSubmission({ tx in try tx.set(key("k.\(i)"), 1) }, origin: loop.lone) { result in
+                note("answer \(i)")
+                outcomes.completion(i)(result)
+            })
+        }
+        loop.endTick()
+        #expect(log.withLock { $0.entries } == ["scope", "observer [1, 2]", "answer 0", "answer 1"])
+        // The writer's thread answers inside the scope too.
+        #expect(try await store.write(WriteRequest(set: [key("a"): 1])).revision == 3)
+        #expect(log.withLock { $0.entries }.suffix(2) == ["scope", "observer [3]"])
+    }
 }
 
 /// Which threads completions ran on, against the test's own.

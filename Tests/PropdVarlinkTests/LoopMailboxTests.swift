@@ -48,4 +48,49 @@ import Testing
         #expect(result.offLoop == 0)
         try await group.shutdownGracefully()
     }
+
+    @Test func postsInsideAHoldingScopeWakeTheLoopOnceTheScopeEnds() {
+        let loop = EmbeddedEventLoop()
+        let mailbox = LoopMailbox(eventLoop: loop)
+        let ran = Mutex<[Int]>([])
+        LoopMailbox.holdingWakeups {
+            mailbox.post { ran.withLock { $0.append(1) } }
+            // Nothing is scheduled on the loop yet: running it runs nothing.
+            loop.run()
+            #expect(ran.withLock { $0 } == [])
+            LoopMailbox.holdingWakeups {
+                mailbox.post { ran.withLock { $0.append(2) } }
+            }
+            // The inner scope ended; the outer one still holds the wake-up.
+            loop.run()
+            #expect(ran.withLock { $0 } == [])
+            mailbox.post { ran.withLock { $0.append(3) } }
+        }
+        loop.run()
+        #expect(ran.withLock { $0 } == [1, 2, 3])
+        // Outside any scope a post schedules its task at once, as before.
+        mailbox.post { ran.withLock { $0.append(4) } }
+        loop.run()
+        #expect(ran.withLock { $0 } == [1, 2, 3, 4])
+    }
+
+    @Test func aTaskStartedInAScopeThatPostsAfterTheScopeEndedWakesTheLoopItself() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let mailbox = LoopMailbox(eventLoop: group.next())
+        let (gate, open) = AsyncStream.makeStream(of: Void.self)
+        let (ran, signalRan) = AsyncStream.makeStream(of: Void.self)
+        LoopMailbox.holdingWakeups {
+            // The task inherits the scope, and posts once it has ended.
+            Task {
+                for await _ in gate { break }
+                mailbox.post { signalRan.yield() }
+            }
+        }
+        open.yield()
+        // Held by a scope that is over, the post would never run.
+        try await withTimeout {
+            for await _ in ran { return }
+        }
+        try await group.shutdownGracefully()
+    }
 }

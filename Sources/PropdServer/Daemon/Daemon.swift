@@ -50,6 +50,8 @@ public enum Daemon {
 
         let opened = try await OpenedStore.open(configuration)
         let store = opened.store
+        // A batch's answers and events wake each event loop once.
+        store.answerBatches(within: { LoopMailbox.holdingWakeups($0) })
         let hub = SubscriptionHub(encoder: IOPropdInterface.eventParametersEncoder)
         let service: PropertyService
         do {

@@ -28,6 +28,9 @@ public import PropdCore
 /// let store: any PropertyStorage = try PropertyStore(path: path)
 /// let service = try PropertyService(store: store, logger: logger)
 /// ```
+/// Runs the announcements of one committed batch (``PropertyStorage/answerBatches(within:)``).
+public typealias AnswerScope = @Sendable (_ answers: () -> Void) -> Void
+
 public protocol PropertyStorage: AnyObject, Sendable {
     /// Durability, history retention and limits.
     var configuration: StoreConfiguration { get }
@@ -45,6 +48,12 @@ public protocol PropertyStorage: AnyObject, Sendable {
     /// Calls `observer` after each commit with the batch's change sets, in
     /// revision order, before the batch's callers are answered.
     func onCommit(_ observer: (@Sendable ([ChangeSet]) -> Void)?)
+    /// Runs, for each committed batch, the ``onCommit(_:)`` observer and the
+    /// answers to the batch's callers inside `scope`, on the thread that
+    /// tells them (`nil`: directly). A server whose answers wake other
+    /// threads holds those wake-ups back in `scope` until the whole batch
+    /// is answered: one per thread woken, not one per answer.
+    func answerBatches(within scope: AnswerScope?)
     /// Calls `observer` when the store skipped revisions the commit observer
     /// will never get: it read the whole space again at `revision` (a
     /// cluster node whose watch fell behind etcd's compaction), and the

@@ -19,6 +19,18 @@ import Synchronization
 final class GroupCommit: Sendable {
     typealias Observer = @Sendable ([ChangeSet]) -> Void
 
+    /// Who is told of a committed batch, and how: the observer, then the
+    /// callers, both inside `answerScope` when there is one.
+    struct BatchHooks: Sendable {
+        var observer: Observer?
+        var answerScope: AnswerScope?
+
+        /// Runs `answers` inside the scope, or directly.
+        func answering(_ answers: () -> Void) {
+            if let answerScope { answerScope(answers) } else { answers() }
+        }
+    }
+
     private struct Queue {
         var pending: [WriteJob] = []
         /// A drain runs: on the writer queue, or inline in ``commitPending(endingTickOf:)``.
@@ -27,7 +39,7 @@ final class GroupCommit: Sendable {
         /// scheduled: one per loop and tick, however many requests it read.
         var tickLoops: [ObjectIdentifier] = []
         var closed = false
-        var observer: Observer?
+        var hooks = BatchHooks()
         /// The revision after which history must stay whole, if any (see
         /// ``PropertyStore/retainHistory(after:)``).
         var historyFloor: (@Sendable () -> Revision?)?
@@ -69,7 +81,11 @@ final class GroupCommit: Sendable {
     }
 
     func setObserver(_ observer: Observer?) {
-        queue.withLock { $0.observer = observer }
+        queue.withLock { $0.hooks.observer = observer }
+    }
+
+    func setAnswerScope(_ scope: AnswerScope?) {
+        queue.withLock { $0.hooks.answerScope = scope }
     }
 
     func setHistoryPerKey(_ keep: Int) {
@@ -139,7 +155,7 @@ final class GroupCommit: Sendable {
         writerQueue.sync { connection in
             // Never empty: only the drainer takes, and that is us.
             if let taken = takeBatch(endingDrain: false) {
-                commit(taken.batch, connection: connection, observer: taken.observer, resumeInline: true)
+                commit(taken.batch, connection: connection, hooks: taken.hooks, resumeInline: true)
             }
         }
         let more = queue.withLock { queue in
@@ -179,13 +195,13 @@ final class GroupCommit: Sendable {
             // The last batch's callers are answered: the log's copy delays only the next batch.
             if checkpointer.isDue { checkpointer.checkpoint(connection) }
             guard let taken = takeBatch(endingDrain: true) else { return }
-            commit(taken.batch, connection: connection, observer: taken.observer, resumeInline: false)
+            commit(taken.batch, connection: connection, hooks: taken.hooks, resumeInline: false)
         }
     }
 
     /// The next batch, in arrival order; `nil` when none is pending, and
     /// then, when `endingDrain`, the writer queue's drain is over.
-    private func takeBatch(endingDrain: Bool) -> (batch: [WriteJob], observer: Observer?)? {
+    private func takeBatch(endingDrain: Bool) -> (batch: [WriteJob], hooks: BatchHooks)? {
         queue.withLock { queue in
             if queue.pending.isEmpty {
                 if endingDrain { queue.draining = false }
@@ -194,16 +210,16 @@ final class GroupCommit: Sendable {
             if queue.pending.count <= maximumBatch {
                 var taken: [WriteJob] = []
                 swap(&taken, &queue.pending)
-                return (taken, queue.observer)
+                return (taken, queue.hooks)
             }
             let taken = Array(queue.pending.prefix(maximumBatch))
             queue.pending.removeFirst(maximumBatch)
-            return (taken, queue.observer)
+            return (taken, queue.hooks)
         }
     }
 
     /// Runs one batch as one transaction and answers every request in it.
-    private func commit(_ batch: [WriteJob], connection: SQLiteConnection, observer: Observer?, resumeInline: Bool) {
+    private func commit(_ batch: [WriteJob], connection: SQLiteConnection, hooks: BatchHooks, resumeInline: Bool) {
         let prepared: WriterStatements
         if let existing = writer.statements {
             prepared = existing
@@ -220,11 +236,11 @@ final class GroupCommit: Sendable {
                 return
             }
         }
-        commit(batch, connection: connection, statements: prepared, observer: observer, resumeInline: resumeInline)
+        commit(batch, connection: connection, statements: prepared, hooks: hooks, resumeInline: resumeInline)
     }
 
     private func commit(
-        _ batch: [WriteJob], connection: SQLiteConnection, statements: WriterStatements, observer: Observer?,
+        _ batch: [WriteJob], connection: SQLiteConnection, statements: WriterStatements, hooks: BatchHooks,
         resumeInline: Bool
     ) {
         let startRevision = state.withLock { $0.revision }
@@ -299,8 +315,10 @@ final class GroupCommit: Sendable {
             state.statistics.rejected += rejected
             state.statistics.largestBatch = max(state.statistics.largestBatch, committed.count)
         }
-        if !changeSets.isEmpty { observer?(changeSets) }
-        resume(committed, tasks: resumingTasks, inline: resumeInline)
+        hooks.answering {
+            if !changeSets.isEmpty { hooks.observer?(changeSets) }
+            resume(committed, tasks: resumingTasks, inline: resumeInline)
+        }
     }
 
     /// Answers the batch's callers. Resuming a task enqueues it on the
