@@ -132,7 +132,7 @@ import Testing
     @Test func aBatchsObserverAndAnswersRunInsideOneAnswerScope() async throws {
         let dir = try TemporaryDirectory()
         let store = try openStore(dir)
-        // What ran inside a scope, by scope: "scope N" marks each entry.
+        // Each entry as it ran: "scope" where a scope began, "… outside" for what ran outside any.
         let log = Mutex<(inScope: Bool, entries: [String])>((false, []))
         @Sendable func note(_ entry: String) {
             log.withLock { $0.entries.append($0.inScope ? entry : "\(entry) outside") }

@@ -1,8 +1,11 @@
 public import PropdCore
 
-/// What propd's service needs of a store: the seam where a second store (a
-/// cluster's, such as etcd) can take the place of ``PropertyStore``, SQLite,
-/// the embedded default and so far the only implementation.
+/// Runs the announcements of one committed batch (``PropertyStorage/answerBatches(within:)``).
+public typealias AnswerScope = @Sendable (_ answers: () -> Void) -> Void
+
+/// What propd's service needs of a store: the seam where a cluster's store
+/// (`EtcdPropertyStorage`, on etcd) takes the place of ``PropertyStore``,
+/// SQLite, the embedded default.
 ///
 /// Three parts:
 /// - **Writes** go in batches. ``submit(_:)`` queues a body, in a
@@ -28,9 +31,6 @@ public import PropdCore
 /// let store: any PropertyStorage = try PropertyStore(path: path)
 /// let service = try PropertyService(store: store, logger: logger)
 /// ```
-/// Runs the announcements of one committed batch (``PropertyStorage/answerBatches(within:)``).
-public typealias AnswerScope = @Sendable (_ answers: () -> Void) -> Void
-
 public protocol PropertyStorage: AnyObject, Sendable {
     /// Durability, history retention and limits.
     var configuration: StoreConfiguration { get }

@@ -63,12 +63,12 @@ public final class LoopMailbox: Sendable {
     }
 }
 
-/// The mailboxes whose wake-ups ``LoopMailbox/holdingWakeups(_:)`` holds
-/// on this thread.
+/// The mailboxes whose wake-ups one ``LoopMailbox/holdingWakeups(_:)``
+/// scope holds.
 private final class HeldWakeups: Sendable {
-    /// The scope this thread is in. A task started inside it inherits the
-    /// value, and may post after the scope ended: then `hold` refuses and
-    /// the post wakes its loop itself.
+    /// The scope the current thread or task is in. A task started inside it
+    /// inherits the value, and may post after the scope ended: then `hold`
+    /// refuses and the post wakes its loop itself.
     @TaskLocal static var current: HeldWakeups?
 
     private let held = Mutex<(mailboxes: [LoopMailbox], released: Bool)>(([], false))
