@@ -21,6 +21,9 @@
 //   propd --database /tmp/f/db --socket /tmp/f/p.sock &  (stop it once the socket exists)
 //   ./floor-propd-sql /tmp/f/s.sock /tmp/f/db NORMAL
 //
+// -DHISTORY_BY_KEY adds an index on the history by key to the floor's own
+// tables: the least its history needs to answer History(key).
+//
 // GetInfo and Get get a fixed reply (the sequential scenario's comparison
 // figures); Subscribe makes the connection receive an event for every Set
 // (no patterns), written after the round's replies, one write per
@@ -199,6 +202,10 @@ int main(int argc, char **argv) {
 #else
   sqlite3_exec(db, "CREATE TABLE p(key TEXT PRIMARY KEY, value BLOB, rev INTEGER);"
                    "CREATE TABLE h(rev INTEGER PRIMARY KEY, key TEXT, value BLOB);", 0, 0, 0);
+#ifdef HISTORY_BY_KEY
+  // The least a rowid history needs to answer History(key) from the file.
+  sqlite3_exec(db, "CREATE INDEX h_by_key ON h(key, rev);", 0, 0, 0);
+#endif
   sqlite3_prepare_v2(db, "INSERT INTO p(key,value,rev) VALUES(?1,?2,?3) ON CONFLICT(key) DO UPDATE SET value=excluded.value, rev=excluded.rev", -1, &up, 0);
   sqlite3_prepare_v2(db, "INSERT INTO h(rev,key,value) VALUES(?1,?2,?3)", -1, &hi, 0);
 #endif
