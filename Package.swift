@@ -285,7 +285,10 @@ let package = Package(
         ),
         .testTarget(
             name: "PropdEtcdTests",
-            dependencies: ["PropdEtcd", "EtcdTestSupport", .product(name: "GRPCCore", package: "grpc-swift-2")],
+            dependencies: [
+                "PropdEtcd", "EtcdAPI", "EtcdTestSupport", .product(name: "GRPCCore", package: "grpc-swift-2"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
             swiftSettings: strictSwift6
         ),
         .testTarget(

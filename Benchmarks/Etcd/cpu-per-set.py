@@ -9,10 +9,13 @@ member the kit starts) and a propd Set on propd --etcd (the kit's `propd`
 target started by Benchmarks/Etcd/propd-on-etcd.sh). Around each run it reads
 the CPU time of every process the target started (by name: etcd, propd), of
 the client (this process) and of the whole machine (/proc/stat), and divides
-by the writes acknowledged. Rounds alternate the order.
+by the writes acknowledged. Rounds alternate the order. `--propd` may be
+given more than once, as NAME=PATH, to set builds side by side in the same
+rounds (each column's ratio is to etcd's put).
 
   swift build -c release --product propd
   python3 Benchmarks/Etcd/cpu-per-set.py --propd .build/release/propd --rounds 5
+  python3 Benchmarks/Etcd/cpu-per-set.py --propd before=/tmp/propd-a --propd after=/tmp/propd-b
 """
 import argparse
 import os
@@ -67,11 +70,11 @@ def cpu_seconds(root):
     return seconds
 
 
-def one_run(bench, targets, args, who):
+def one_run(bench, targets, args, who, builds):
     if who == "etcd":
         target = targets["etcd"]("default", None, None)
     else:
-        command = f"env PROPD_ETCD_BIN={args.propd} bash {HERE / 'propd-on-etcd.sh'} {{sock}} {{dir}}"
+        command = f"env PROPD_ETCD_BIN={builds[who]} bash {HERE / 'propd-on-etcd.sh'} {{sock}} {{dir}}"
         target = targets["propd"]("normal", None, command)
     target.value_size = 100
     target.start()
@@ -92,34 +95,37 @@ def one_run(bench, targets, args, who):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--propd", required=True, help="a release propd")
+    parser.add_argument("--propd", required=True, action="append", help="a release propd, or NAME=PATH (repeatable)")
     parser.add_argument("--kit", default=str(HERE.parents[2] / "shared" / "bench" / "peers"))
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--seconds", type=float, default=10)
     parser.add_argument("--n", type=int, default=200000, help="writes at most per run (the kit's --n-pipe)")
     args = parser.parse_args()
-    args.propd = os.path.abspath(args.propd)
+    builds = {}
+    for given in args.propd:
+        name, _, path = given.rpartition("=")
+        builds[name or "propd --etcd Set"] = os.path.abspath(path)
     sys.path.insert(0, args.kit)
     sys.path.insert(0, os.path.join(args.kit, "harness"))
     import bench
     from targets import TARGETS
 
-    results = {"etcd": [], "propd": []}
+    results = {who: [] for who in ["etcd", *builds]}
     for round in range(args.rounds):
-        for who in (("etcd", "propd") if round % 2 == 0 else ("propd", "etcd")):
-            figures = one_run(bench, TARGETS, args, who)
+        order = list(results) if round % 2 == 0 else list(reversed(results))
+        for who in order:
+            figures = one_run(bench, TARGETS, args, who, builds)
             results[who].append(figures)
             print(f"round {round + 1} {who}: " + ", ".join(f"{k} {v:,.1f}" for k, v in figures.items()), flush=True)
 
     print(f"\nmedians of {args.rounds} rounds, 16 connections, one write in flight each")
-    print("| figure | etcd put | propd --etcd Set | propd ÷ etcd |")
-    print("|---|---|---|---|")
+    print("| figure | etcd put | " + " | ".join(builds) + " | " + " | ".join(f"{b} ÷ etcd" for b in builds) + " |")
+    print("|---" * (2 + 2 * len(builds)) + "|")
     for figure in results["etcd"][0]:
         put = statistics.median(r[figure] for r in results["etcd"])
-        propd = statistics.median(r[figure] for r in results["propd"])
-        ratio = f"{propd / put:.2f}×" if put else "-"
-        print(f"| {figure} | {put:,.1f} | {propd:,.1f} | {ratio} |")
-
+        medians = [statistics.median(r[figure] for r in results[b]) for b in builds]
+        ratios = [f"{m / put:.2f}×" if put else "-" for m in medians]
+        print(f"| {figure} | {put:,.1f} | " + " | ".join(f"{m:,.1f}" for m in medians) + " | " + " | ".join(ratios) + " |")
 
 if __name__ == "__main__":
     main()

@@ -13,10 +13,10 @@ import SwiftProtobuf
 /// grpc-swift's client runs every call through Swift tasks, so a caller on
 /// an event loop pays thread hand-overs there and back; this speaks gRPC's
 /// framing (a length-prefixed protobuf message each way, the status in the
-/// trailers) directly on a stream of the connection, on the loop. It also
-/// raises swift-nio-http2's control-frame limit, which etcd's one PING per
-/// request would otherwise exhaust (BENCHMARKS.md, "Why PropdEtcd replaces a
-/// connection every 100 RPCs").
+/// trailers) directly on the connection's streams, on the loop, through a
+/// ``UnaryCallMultiplexer``. It also raises swift-nio-http2's control-frame
+/// limit, which etcd's one PING per request would otherwise exhaust
+/// (BENCHMARKS.md, "Why PropdEtcd replaces a connection every 100 RPCs").
 ///
 /// Failures are reported as the ``RPCError`` grpc-swift would give, so
 /// ``EtcdFailure`` classifies both alike: no connection is `unavailable`
@@ -26,15 +26,23 @@ final class LoopUnaryConnection: Sendable {
     let endpoint: EtcdEndpoint
     let loop: any EventLoop
     private let requestTimeout: TimeAmount
-    /// The connection's stream multiplexer, once connecting began; `nil` again once it closed.
-    private let connection: NIOLoopBoundBox<EventLoopFuture<Connected>?>
+    private let authority: String
+    private let state: NIOLoopBoundBox<State>
+
+    /// Where the connection is: none yet (or closed), being made, or taking calls.
+    private enum State {
+        case idle
+        case connecting(EventLoopFuture<Void>)
+        case connected(UnaryCallMultiplexer)
+    }
 
     init(_ endpoint: EtcdEndpoint, requestTimeout: Duration, loop: any EventLoop) {
         self.endpoint = endpoint
         self.loop = loop
         let (seconds, attoseconds) = requestTimeout.components
         self.requestTimeout = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
-        connection = .makeEmptyBox(eventLoop: loop)
+        authority = "\(endpoint.host):\(endpoint.port)"
+        state = .makeBoxSendingValue(.idle, eventLoop: loop)
     }
 
     /// Calls `method` (`/package.Service/Method`) with `request`; completes on ``loop``.
@@ -48,60 +56,69 @@ final class LoopUnaryConnection: Sendable {
             return loop.makeFailedFuture(error)
         }
         let headers = requestHeaders(method, metadata: metadata)
-        let (loop, timeout) = (loop, requestTimeout)
-        return loop.flatSubmit {
-            self.multiplexer().flatMap { multiplexer in
-                let reply = loop.makePromise(of: [UInt8].self)
-                let opened = loop.makePromise(of: (any Channel).self)
-                // A stream that could not open fails the call (once the
-                // handler is in, it reports every other failure itself).
-                opened.futureResult.whenFailure { error in
-                    reply.fail(RPCError(code: .unavailable, message: "Stream unexpectedly closed: \(error)"))
-                }
-                multiplexer.createStreamChannel(promise: opened) { stream in
-                    stream.eventLoop.makeCompletedFuture {
-                        try stream.pipeline.syncOperations.addHandler(
-                            UnaryCallHandler(headers: headers, message: message, reply: reply, timeout: timeout))
-                    }
-                }
-                return reply.futureResult.flatMapThrowing { try Response(serializedBytes: $0) }
-            }
-        }
+        let reply = loop.inEventLoop ? send(headers, message) : loop.flatSubmit { self.send(headers, message) }
+        return reply.flatMapThrowing { try Response(serializedBytes: Array($0.readableBytesView)) }
     }
 
     /// Closes the connection; calls on it fail as the connection lost.
     func shutdown() {
         loop.execute {
-            let current = self.connection.value
-            self.connection.value = nil
-            current?.whenSuccess { $0.channel.close(promise: nil) }
+            let current = self.state.value
+            self.state.value = .idle
+            switch current {
+            case .idle: break
+            case .connecting(let connecting): connecting.whenSuccess { self.closeConnected() }
+            case .connected(let calls): calls.close()
+            }
         }
     }
 
     // MARK: Connection
 
-    /// A connection and its stream multiplexer.
-    private struct Connected {
-        var channel: any Channel
-        var multiplexer: NIOHTTP2Handler.StreamMultiplexer
+    /// Starts the call on the connection, connecting first if there is none
+    /// (on ``loop``); a connection made for the call that closes before it
+    /// starts fails it as never sent.
+    private func send(_ headers: HPACKHeaders, _ message: [UInt8], connecting allowed: Bool = true) -> EventLoopFuture<ByteBuffer> {
+        switch state.value {
+        case .connected(let calls) where calls.acceptsCalls:
+            return calls.start(headers: headers, message: message)
+        case .connecting(let connecting) where allowed:
+            return connecting.flatMap { self.send(headers, message, connecting: false) }
+        case .idle where allowed, .connected where allowed:
+            return connect().flatMap { self.send(headers, message, connecting: false) }
+        case .idle, .connected, .connecting:
+            return loop.makeFailedFuture(RPCError(code: .unavailable, message: "channel is closed"))
+        }
     }
 
-    /// The connection's multiplexer, connecting first if there is none (on ``loop``).
-    private func multiplexer() -> EventLoopFuture<NIOHTTP2Handler.StreamMultiplexer> {
-        if let current = connection.value { return current.map(\.multiplexer) }
+    private func closeConnected() {
+        if case .connected(let calls) = state.value { calls.close() }
+    }
+
+    /// Connects, the state ``State/connecting`` until the connection takes calls or failed.
+    private func connect() -> EventLoopFuture<Void> {
         var settings = NIOHTTP2Handler.ConnectionConfiguration()
         // etcd's server pings once per request it receives (its flow
         // control's bandwidth estimator): allow that many.
         settings.controlFrameRateLimit.maximumCount = Int.max
-        let (endpoint, box, configuration) = (endpoint, connection, settings)
-        let connecting = ClientBootstrap(group: loop)
+        settings.initialSettings = nioDefaultSettings + [
+            HTTP2Setting(parameter: .initialWindowSize, value: UnaryCallMultiplexer.streamWindow)
+        ]
+        let (endpoint, state, configuration, timeout) = (endpoint, state, settings, requestTimeout)
+        let ready = loop.makePromise(of: Void.self)
+        state.value = .connecting(ready.futureResult)
+        @Sendable func isCurrent() -> Bool {
+            if case .connecting(let current) = state.value { return current === ready.futureResult }
+            return false
+        }
+        ClientBootstrap(group: loop)
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
             .connectTimeout(.seconds(2))
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    _ = try channel.pipeline.syncOperations.configureHTTP2Pipeline(
-                        mode: .client, connectionConfiguration: configuration, streamConfiguration: .init()
-                    ) { stream in stream.eventLoop.makeSucceededVoidFuture() }
+                    let sync = channel.pipeline.syncOperations
+                    try sync.addHandler(NIOHTTP2Handler(mode: .client, connectionConfiguration: configuration))
+                    try sync.addHandler(UnaryCallMultiplexer(timeout: timeout, on: channel.eventLoop))
                 }
             }
             .connect(host: endpoint.host, port: endpoint.port)
@@ -109,135 +126,34 @@ final class LoopUnaryConnection: Sendable {
                 throw RPCError(code: .unavailable, message: "Could not establish a connection to \(endpoint): \(error)")
             }
             .flatMapThrowing { channel in
-                let handler = try channel.pipeline.syncOperations.handler(type: NIOHTTP2Handler.self)
-                return Connected(channel: channel, multiplexer: try handler.syncMultiplexer())
-            }
-        box.value = connecting
-        connecting.whenComplete { result in
-            switch result {
-            case .success(let connected):
-                // The next call connects again.
-                connected.channel.closeFuture.whenComplete { _ in
-                    if box.value === connecting { box.value = nil }
+                let calls = try channel.pipeline.syncOperations.handler(type: UnaryCallMultiplexer.self)
+                guard isCurrent() else {  // shut down meanwhile
+                    calls.close()
+                    return
                 }
-            case .failure:
-                if box.value === connecting { box.value = nil }
+                state.value = .connected(calls)
+                // A call that comes after the connection closed connects again.
+                channel.closeFuture.assumeIsolated().whenComplete { _ in
+                    if case .connected(let current) = state.value, current === calls { state.value = .idle }
+                }
             }
-        }
-        return connecting.map(\.multiplexer)
+            .always { result in
+                if case .failure = result, isCurrent() { state.value = .idle }
+            }
+            .cascade(to: ready)
+        return ready.futureResult
     }
 
     private func requestHeaders(_ method: String, metadata: [(String, String)]) -> HPACKHeaders {
         var headers = HPACKHeaders()
+        headers.reserveCapacity(6 + metadata.count)
         headers.add(name: ":method", value: "POST")
         headers.add(name: ":scheme", value: "http")
         headers.add(name: ":path", value: method)
-        headers.add(name: ":authority", value: "\(endpoint.host):\(endpoint.port)")
+        headers.add(name: ":authority", value: authority)
         headers.add(name: "content-type", value: "application/grpc")
         headers.add(name: "te", value: "trailers")
         for (name, value) in metadata { headers.add(name: name, value: value) }
         return headers
-    }
-}
-
-/// One unary call on its own HTTP/2 stream: sends the request's headers and
-/// its one length-prefixed message, then collects the response's message
-/// and the status from its trailers.
-final class UnaryCallHandler: ChannelDuplexHandler {
-    typealias InboundIn = HTTP2Frame.FramePayload
-    typealias OutboundIn = Never
-    typealias OutboundOut = HTTP2Frame.FramePayload
-
-    private let headers: HPACKHeaders
-    private let message: [UInt8]
-    private let timeout: TimeAmount
-    private var reply: EventLoopPromise<[UInt8]>?
-    private var timer: Scheduled<Void>?
-    private var body = ByteBuffer()
-
-    init(headers: HPACKHeaders, message: [UInt8], reply: EventLoopPromise<[UInt8]>, timeout: TimeAmount) {
-        self.headers = headers
-        self.message = message
-        self.reply = reply
-        self.timeout = timeout
-    }
-
-    func handlerAdded(context: ChannelHandlerContext) {
-        if context.channel.isActive { start(context) }
-    }
-
-    func channelActive(context: ChannelHandlerContext) {
-        start(context)
-        context.fireChannelActive()
-    }
-
-    private func start(_ context: ChannelHandlerContext) {
-        guard timer == nil else { return }
-        timer = context.eventLoop.assumeIsolated().scheduleTask(in: timeout) { [self] in
-            fail(RPCError(code: .deadlineExceeded, message: "the etcd member did not answer in time"))
-            context.close(promise: nil)
-        }
-        var frame = context.channel.allocator.buffer(capacity: 5 + message.count)
-        frame.writeInteger(UInt8(0))  // not compressed
-        frame.writeInteger(UInt32(message.count))
-        frame.writeBytes(message)
-        context.write(wrapOutboundOut(.headers(.init(headers: headers))), promise: nil)
-        context.writeAndFlush(wrapOutboundOut(.data(.init(data: .byteBuffer(frame), endStream: true))), promise: nil)
-    }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        switch unwrapInboundIn(data) {
-        case .headers(let frame):
-            // The response's headers, then its trailers (or trailers only).
-            if let status = frame.headers.first(name: "grpc-status") {
-                finish(status: status, message: frame.headers.first(name: "grpc-message"))
-            } else if let code = frame.headers.first(name: ":status"), code != "200" {
-                fail(RPCError(code: .unavailable, message: "HTTP \(code) from the etcd member"))
-            }
-        case .data(let frame):
-            if case .byteBuffer(var buffer) = frame.data { body.writeBuffer(&buffer) }
-        default:
-            break
-        }
-    }
-
-    func channelInactive(context: ChannelHandlerContext) {
-        fail(RPCError(code: .unavailable, message: "Stream unexpectedly closed."))
-        context.fireChannelInactive()
-    }
-
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        fail(RPCError(code: .unavailable, message: "the stream to the etcd member failed: \(error)"))
-        context.close(promise: nil)
-    }
-
-    private func finish(status: String, message: String?) {
-        guard let code = Int(status).flatMap({ Status.Code(rawValue: $0) }) else {
-            fail(RPCError(code: .unknown, message: "an unreadable grpc-status \(status)"))
-            return
-        }
-        guard code == .ok else {
-            let text = message?.removingPercentEncoding ?? message ?? ""
-            fail(RPCError(code: RPCError.Code(code) ?? .unknown, message: text))
-            return
-        }
-        // One message: a compression flag, a 4-byte length, the bytes.
-        guard body.readableBytes >= 5, body.getInteger(at: body.readerIndex, as: UInt8.self) == 0,
-            let length = body.getInteger(at: body.readerIndex + 1, as: UInt32.self),
-            let bytes = body.getBytes(at: body.readerIndex + 5, length: Int(length))
-        else {
-            fail(RPCError(code: .internalError, message: "the etcd member's reply is not one uncompressed message"))
-            return
-        }
-        timer?.cancel()
-        reply?.succeed(bytes)
-        reply = nil
-    }
-
-    private func fail(_ error: RPCError) {
-        timer?.cancel()
-        guard let reply else { return }
-        self.reply = nil
-        reply.fail(error)
     }
 }

@@ -1,3 +1,7 @@
+import EtcdTestSupport
+import Foundation
+import GRPCCore
+import NIOCore
 import PropdEtcd
 import Testing
 
@@ -65,6 +69,56 @@ extension EtcdClusterTests {
                 #expect(revisions == revisions.sorted() && Set(revisions).count == 500)
                 let read = try await etcd.range(.prefix("/s/".bytes))
                 #expect(read.keyValues.map(\.value.string).sorted() == (490..<500).map(String.init))
+            }
+        }
+
+        @Test func transactionsStartedTogetherOnTheLoopEachGetTheirOwnReply() async throws {
+            try await withCluster { _, etcd in
+                let loop = etcd.transactionLoop
+                // Started in one tick of the loop: one connection carries them all at once.
+                let replies = try await loop.flatSubmit {
+                    EventLoopFuture.whenAllSucceed(
+                        (0..<300).map { i in
+                            etcd.txnFuture([], success: [.put(key: "/m/\(i)".bytes, value: "\(i)".bytes)]).map { (i, $0.revision) }
+                        }, on: loop)
+                }.get()
+                #expect(Set(replies.map(\.1)).count == 300, "one revision per transaction")
+                let read = try await etcd.range(.prefix("/m/".bytes))
+                let written = Dictionary(uniqueKeysWithValues: read.keyValues.map { (Int($0.value.string) ?? -1, $0.modRevision) })
+                #expect(written == Dictionary(uniqueKeysWithValues: replies), "each call got the reply to its own transaction")
+            }
+        }
+
+        /// SIGSTOP, not a kill: the member keeps the connection open and
+        /// answers nothing, so only the call's deadline ends it.
+        @Test func aTransactionToAMemberThatStopsAnsweringEndsAtItsDeadline() async throws {
+            try await withCluster { cluster, _ in
+                // The default request timeout (5 s): a shorter one fails
+                // the unfrozen calls too on a loaded machine.
+                let configuration = EtcdClient.Configuration(endpoints: [try EtcdEndpoint(cluster.clientURLs[0])])
+                try await withEtcdClient(configuration) { etcd in
+                    let first = try await etcd.txnFuture([], success: [.put(key: "/f/a".bytes, value: "1".bytes)]).get()
+                    #expect(first.succeeded)
+                    cluster.freeze(0)
+                    // Thawed after a generous bound in any case: without a
+                    // deadline the call would then succeed, failing the test
+                    // rather than hanging it.
+                    let pid = try #require(cluster.pid(0))
+                    let thaw = Task {
+                        try? await Task.sleep(for: .seconds(30))
+                        kill(pid, SIGCONT)
+                    }
+                    let frozen = await #expect(throws: EtcdError.self) {
+                        try await etcd.txnFuture([], success: [.put(key: "/f/b".bytes, value: "2".bytes)]).get()
+                    }
+                    thaw.cancel()
+                    cluster.thaw(0)
+                    #expect(frozen?.code == .outcomeUnknown, "a write past its deadline may have been applied")
+                    #expect((frozen?.cause as? RPCError)?.code == .deadlineExceeded)
+                    // Thawed, the member answers the next transaction.
+                    let after = try await etcd.txnFuture([], success: [.put(key: "/f/c".bytes, value: "3".bytes)]).get()
+                    #expect(after.succeeded)
+                }
             }
         }
 
