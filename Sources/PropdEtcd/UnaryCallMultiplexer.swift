@@ -13,7 +13,7 @@ import NIOHTTP2
 /// Why not swift-nio-http2's multiplexer: it makes, activates and closes a
 /// child channel with its own pipeline for every stream, on the loop that
 /// sends propd's transactions; with this handler and the shared writes below,
-/// a cluster Set costs propd about a tenth less CPU (BENCHMARKS.md, "The
+/// a cluster Set costs propd about a fifth less CPU (BENCHMARKS.md, "The
 /// cluster"). It does what the multiplexer did for the calls: it numbers the
 /// streams, gives back the flow-control windows of the replies it reads, and
 /// ends a call whose stream closed without a status.
