@@ -63,13 +63,9 @@ final class LoopUnaryConnection: Sendable {
     /// Closes the connection; calls on it fail as the connection lost.
     func shutdown() {
         loop.execute {
-            let current = self.state.value
+            // A connect under way finds itself superseded and closes its connection.
+            if case .connected(let calls) = self.state.value { calls.close() }
             self.state.value = .idle
-            switch current {
-            case .idle: break
-            case .connecting(let connecting): connecting.whenSuccess { self.closeConnected() }
-            case .connected(let calls): calls.close()
-            }
         }
     }
 
@@ -89,10 +85,6 @@ final class LoopUnaryConnection: Sendable {
         case .idle, .connected, .connecting:
             return loop.makeFailedFuture(RPCError(code: .unavailable, message: "channel is closed"))
         }
-    }
-
-    private func closeConnected() {
-        if case .connected(let calls) = state.value { calls.close() }
     }
 
     /// Connects, the state ``State/connecting`` until the connection takes calls or failed.
