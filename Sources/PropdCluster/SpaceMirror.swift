@@ -240,7 +240,7 @@ final class SpaceMirror: Sendable {
                 }
                 for waiter in ready { waiter.action() }
             }
-            if let scope = taken.scope { scope(deliverTaken) } else { deliverTaken() }
+            answering(within: taken.scope, deliverTaken)
         }
     }
 

@@ -83,7 +83,7 @@ final class LoopUnaryConnection: Sendable {
         case .idle where allowed, .connected where allowed:
             return connect().flatMap { self.send(headers, message, connecting: false) }
         case .idle, .connected, .connecting:
-            return loop.makeFailedFuture(RPCError(code: .unavailable, message: "channel is closed"))
+            return loop.makeFailedFuture(UnaryCallMultiplexer.neverSent)
         }
     }
 

@@ -34,6 +34,12 @@ final class UnaryCallMultiplexer: ChannelDuplexHandler {
     /// given back in steps of half of it.
     private static let connectionWindow = 65_535
 
+    /// A call that never left: ``EtcdFailure`` reads grpc-swift's message for
+    /// it as not applied, so the call may go to another member.
+    static var neverSent: RPCError { RPCError(code: .unavailable, message: "channel is closed") }
+    /// A call whose stream or connection went away after it was sent: it may have applied.
+    private static var streamLost: RPCError { RPCError(code: .unavailable, message: "Stream unexpectedly closed.") }
+
     /// A call in flight.
     private struct Call {
         var reply: EventLoopPromise<ByteBuffer>
@@ -73,7 +79,7 @@ final class UnaryCallMultiplexer: ChannelDuplexHandler {
     func start(headers: HPACKHeaders, message: [UInt8]) -> EventLoopFuture<ByteBuffer> {
         guard acceptsCalls, let context else {
             // Nothing was sent: the caller may try another connection.
-            return eventLoop.makeFailedFuture(RPCError(code: .unavailable, message: "channel is closed"))
+            return eventLoop.makeFailedFuture(Self.neverSent)
         }
         let streamID = nextStreamID
         nextStreamID = streamID.advanced(by: 2)
@@ -129,7 +135,7 @@ final class UnaryCallMultiplexer: ChannelDuplexHandler {
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
-        failAll(RPCError(code: .unavailable, message: "Stream unexpectedly closed."))
+        failAll(Self.streamLost)
         self.context = nil
     }
 
@@ -166,14 +172,14 @@ final class UnaryCallMultiplexer: ChannelDuplexHandler {
         // A stream that closed before its status came: reset by the peer, or
         // above the last stream ID of a GOAWAY. The request may have applied.
         if let closed = event as? StreamClosedEvent {
-            fail(closed.streamID, RPCError(code: .unavailable, message: "Stream unexpectedly closed."))
+            fail(closed.streamID, Self.streamLost)
         }
         context.fireUserInboundEventTriggered(event)
     }
 
     func channelInactive(context: ChannelHandlerContext) {
         acceptsCalls = false
-        failAll(RPCError(code: .unavailable, message: "Stream unexpectedly closed."))
+        failAll(Self.streamLost)
         context.fireChannelInactive()
     }
 

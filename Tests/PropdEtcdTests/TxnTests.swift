@@ -1,5 +1,4 @@
 import EtcdTestSupport
-import Foundation
 import GRPCCore
 import NIOCore
 import PropdEtcd
@@ -100,18 +99,16 @@ extension EtcdClusterTests {
                     let first = try await etcd.txnFuture([], success: [.put(key: "/f/a".bytes, value: "1".bytes)]).get()
                     #expect(first.succeeded)
                     cluster.freeze(0)
-                    // Thawed after a generous bound in any case: without a
-                    // deadline the call would then succeed, failing the test
-                    // rather than hanging it.
-                    let pid = try #require(cluster.pid(0))
-                    let thaw = Task {
-                        try? await Task.sleep(for: .seconds(30))
-                        kill(pid, SIGCONT)
+                    // The wait on the call's end is bounded, so that a call
+                    // without a deadline fails the test instead of hanging it.
+                    let loop = etcd.transactionLoop
+                    let ended = loop.makePromise(of: EtcdTxnResult.self)
+                    etcd.txnFuture([], success: [.put(key: "/f/b".bytes, value: "2".bytes)]).cascade(to: ended)
+                    let bound = loop.scheduleTask(in: .seconds(30)) {
+                        ended.fail(DeadlinePassed(waitingFor: "the call to the frozen member to end"))
                     }
-                    let frozen = await #expect(throws: EtcdError.self) {
-                        try await etcd.txnFuture([], success: [.put(key: "/f/b".bytes, value: "2".bytes)]).get()
-                    }
-                    thaw.cancel()
+                    let frozen = await #expect(throws: EtcdError.self) { try await ended.futureResult.get() }
+                    bound.cancel()
                     cluster.thaw(0)
                     #expect(frozen?.code == .outcomeUnknown, "a write past its deadline may have been applied")
                     #expect((frozen?.cause as? RPCError)?.code == .deadlineExceeded)

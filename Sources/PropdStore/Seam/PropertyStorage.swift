@@ -3,6 +3,12 @@ public import PropdCore
 /// Runs the announcements of one committed batch (``PropertyStorage/answerBatches(within:)``).
 public typealias AnswerScope = @Sendable (_ answers: () -> Void) -> Void
 
+/// Runs `answers` inside `scope`, or directly when there is none: how every
+/// store applies its ``AnswerScope``.
+public func answering(within scope: AnswerScope?, _ answers: () -> Void) {
+    if let scope { scope(answers) } else { answers() }
+}
+
 /// What propd's service needs of a store: the seam where a cluster's store
 /// (`EtcdPropertyStorage`, on etcd) takes the place of ``PropertyStore``,
 /// SQLite, the embedded default.

@@ -24,11 +24,6 @@ final class GroupCommit: Sendable {
     struct BatchHooks: Sendable {
         var observer: Observer?
         var answerScope: AnswerScope?
-
-        /// Runs `answers` inside the scope, or directly.
-        func answering(_ answers: () -> Void) {
-            if let answerScope { answerScope(answers) } else { answers() }
-        }
     }
 
     private struct Queue {
@@ -315,7 +310,7 @@ final class GroupCommit: Sendable {
             state.statistics.rejected += rejected
             state.statistics.largestBatch = max(state.statistics.largestBatch, committed.count)
         }
-        hooks.answering {
+        answering(within: hooks.answerScope) {
             if !changeSets.isEmpty { hooks.observer?(changeSets) }
             resume(committed, tasks: resumingTasks, inline: resumeInline)
         }

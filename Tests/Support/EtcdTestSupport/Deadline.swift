@@ -2,6 +2,10 @@
 public struct DeadlinePassed: Error, CustomStringConvertible {
     public var waitingFor: String
     public var description: String { "timed out waiting for \(waitingFor)" }
+
+    public init(waitingFor: String) {
+        self.waitingFor = waitingFor
+    }
 }
 
 /// Runs `body`, failing with ``DeadlinePassed`` when it takes longer than
