@@ -1,11 +1,16 @@
 import EtcdAPI
 import GRPCCore
+import NIOCore
 import Synchronization
 
 extension EtcdClient {
     /// Watches a key or a range from `startRevision` (inclusive; 0 for "from
     /// now"), calling `onUpdate` with every change in revision order, until
-    /// the task is cancelled or `onUpdate` throws.
+    /// the task is cancelled or `onUpdate` throws (the watch rethrows it).
+    ///
+    /// `onUpdate` runs on ``transactionLoop``, where the watch's messages are
+    /// read: it must not block, and a caller there sees each update in the
+    /// turn of the loop that read it.
     ///
     /// ```swift
     /// try await etcd.watch(.prefix(Array("/app/".utf8)), from: lastSeen + 1) { update in
@@ -34,7 +39,7 @@ extension EtcdClient {
         from startRevision: Int64,
         previousValues: Bool = false,
         progressNotify: Bool = false,
-        onUpdate: @escaping @Sendable (EtcdWatchUpdate) async throws -> Void
+        onUpdate: @escaping @Sendable (EtcdWatchUpdate) throws -> Void
     ) async throws -> Never {
         let position = WatchPosition(startRevision)
         var pause = Duration.milliseconds(50)
@@ -44,6 +49,8 @@ extension EtcdClient {
                     try await watchOnce(
                         member, keys, position: position, previousValues: previousValues,
                         progressNotify: progressNotify, onUpdate: onUpdate)
+                } catch let failed as UpdateFailed {
+                    throw failed.error
                 } catch {
                     try Self.continueStream(after: error)
                 }
@@ -63,7 +70,7 @@ extension EtcdClient {
         position: WatchPosition,
         previousValues: Bool,
         progressNotify: Bool,
-        onUpdate: @escaping @Sendable (EtcdWatchUpdate) async throws -> Void
+        onUpdate: @escaping @Sendable (EtcdWatchUpdate) throws -> Void
     ) async throws {
         var create = Etcdserverpb_WatchCreateRequest()
         create.key = .init(keys.key)
@@ -72,40 +79,46 @@ extension EtcdClient {
         create.prevKv = previousValues
         create.progressNotify = progressNotify
         let request = Etcdserverpb_WatchRequest.with { $0.createRequest = create }
-        let options = streamOptions
-        let probe = configuration.requestTimeout
         let heard = StreamSilence()
+        let call = member.unary.stream(
+            "/etcdserverpb.Watch/Watch", request, metadata: [EtcdMember.requireLeaderEntry]
+        ) { message in
+            heard.heard()
+            let response = try Etcdserverpb_WatchResponse(serializedBytes: Array(message.readableBytesView))
+            guard let update = try position.advance(by: response) else { return }
+            do {
+                try onUpdate(update)
+            } catch {
+                throw UpdateFailed(error: error)
+            }
+        }
+        // etcd ends the watch when the client closes its side, so the request
+        // side stays open. It asks for progress, which etcd answers at once:
+        // a member that answers nothing is left (StreamSilence).
+        let probe = configuration.requestTimeout
+        let probing = member.unary.loop.scheduleRepeatedTask(initialDelay: .init(probe), delay: .init(probe)) { _ in
+            if heard.silence > probe * 2 {
+                call.cancel(with: StreamSilence.Exceeded())
+            } else {
+                call.send(Etcdserverpb_WatchRequest.with { $0.progressRequest = .init() })
+            }
+        }
+        defer { probing.cancel() }
         do {
-            try await member.withConnection { connection in
-                try await connection.watch.watch(
-                    metadata: EtcdMember.requireLeader,
-                    options: options,
-                    requestProducer: { writer in
-                        try await writer.write(request)
-                        // etcd ends the watch when the client closes its side, so
-                        // the request side stays open until the response side is
-                        // done (which cancels this producer). Meanwhile it asks
-                        // for progress, which etcd answers at once: a member
-                        // that answers nothing is left (StreamSilence).
-                        while true {
-                            try await Task.sleep(for: probe)
-                            if heard.silence > probe * 2 { throw StreamSilence.Exceeded() }
-                            try await writer.write(.with { $0.progressRequest = .init() })
-                        }
-                    },
-                    onResponse: { response in
-                        for try await message in response.messages {
-                            heard.heard()
-                            if let update = try position.advance(by: message) {
-                                try await onUpdate(update)
-                            }
-                        }
-                    })
+            try await withTaskCancellationHandler {
+                try await call.ended.get()
+            } onCancel: {
+                call.cancel(with: CancellationError())
             }
         } catch {
             throw heard.cause(of: error, limit: probe * 2, on: member.endpoint)
         }
     }
+}
+
+/// What `onUpdate` threw: it ends the watch, whichever member served it.
+private struct UpdateFailed: Error {
+    var error: any Error
 }
 
 /// The next revision a watch needs: one past the last it delivered.

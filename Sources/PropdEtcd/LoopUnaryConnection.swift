@@ -7,8 +7,9 @@ import NIOPosix
 import SwiftProtobuf
 
 /// One HTTP/2 connection to a member's gRPC API on one event loop, for
-/// unary calls whose replies are handled on that loop: the route of
-/// ``EtcdClient/txnFuture(_:success:failure:)``.
+/// calls whose replies are handled on that loop: the route of
+/// ``EtcdClient/txnFuture(_:success:failure:)`` and of the watches
+/// (``LoopStreamCall``).
 ///
 /// grpc-swift's client runs every call through Swift tasks, so a caller on
 /// an event loop pays thread hand-overs there and back; this speaks gRPC's
@@ -60,6 +61,27 @@ final class LoopUnaryConnection: Sendable {
         return reply.flatMapThrowing { try Response(serializedBytes: Array($0.readableBytesView)) }
     }
 
+    /// Opens a stream call of `method` with its first request: each reply
+    /// message goes to `onMessage` on ``loop`` as it arrives.
+    func stream<Request: SwiftProtobuf.Message>(
+        _ method: String, _ request: Request, metadata: [(String, String)],
+        onMessage: @escaping @Sendable (ByteBuffer) throws -> Void
+    ) -> LoopStreamCall {
+        let call = LoopStreamCall(loop: loop)
+        let message: [UInt8]
+        do {
+            message = try request.serializedBytes()
+        } catch {
+            call.cancel(with: error)
+            return call
+        }
+        let headers = requestHeaders(method, metadata: metadata)
+        loop.execute {
+            self.readyCalls().whenComplete { call.open(on: $0, headers: headers, message: message, onMessage: onMessage) }
+        }
+        return call
+    }
+
     /// Closes the connection; calls on it fail as the connection lost.
     func shutdown() {
         loop.execute {
@@ -71,17 +93,25 @@ final class LoopUnaryConnection: Sendable {
 
     // MARK: Connection
 
-    /// Starts the call on the connection, connecting first if there is none
-    /// (on ``loop``); a connection made for the call that closes before it
-    /// starts fails it as never sent.
-    private func send(_ headers: HPACKHeaders, _ message: [UInt8], connecting allowed: Bool = true) -> EventLoopFuture<ByteBuffer> {
+    /// Starts the call on the connection (on ``loop``).
+    private func send(_ headers: HPACKHeaders, _ message: [UInt8]) -> EventLoopFuture<ByteBuffer> {
+        if case .connected(let calls) = state.value, calls.acceptsCalls {
+            return calls.start(headers: headers, message: message)
+        }
+        return readyCalls().flatMap { $0.value.start(headers: headers, message: message) }
+    }
+
+    /// The connection's calls once it takes them, connecting first if there
+    /// is none (on ``loop``); a connection made for a call that closes
+    /// before the call starts fails it as never sent.
+    private func readyCalls(connecting allowed: Bool = true) -> EventLoopFuture<NIOLoopBound<UnaryCallMultiplexer>> {
         switch state.value {
         case .connected(let calls) where calls.acceptsCalls:
-            return calls.start(headers: headers, message: message)
+            return loop.makeSucceededFuture(NIOLoopBound(calls, eventLoop: loop))
         case .connecting(let connecting) where allowed:
-            return connecting.flatMap { self.send(headers, message, connecting: false) }
+            return connecting.flatMap { self.readyCalls(connecting: false) }
         case .idle where allowed, .connected where allowed:
-            return connect().flatMap { self.send(headers, message, connecting: false) }
+            return connect().flatMap { self.readyCalls(connecting: false) }
         case .idle, .connected, .connecting:
             return loop.makeFailedFuture(UnaryCallMultiplexer.neverSent)
         }

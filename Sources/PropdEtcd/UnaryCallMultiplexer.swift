@@ -4,11 +4,13 @@ import NIOCore
 import NIOHPACK
 import NIOHTTP2
 
-/// Unary gRPC calls on the streams of one HTTP/2 connection, handled as
-/// frames: a call is a stream ID and an entry in a table, its request one
-/// HEADERS and one DATA frame, its reply collected from the frames that carry
-/// its stream ID. It sits behind a ``NIOHTTP2Handler`` built without a stream
-/// multiplexer, on the connection's event loop.
+/// gRPC calls on the streams of one HTTP/2 connection, handled as frames: a
+/// call is a stream ID and an entry in a table. A unary call's request is
+/// one HEADERS and one DATA frame, its reply collected from the frames that
+/// carry its stream ID; a stream call (a watch) sends more requests as its
+/// caller asks and hands each reply message to its caller as it arrives.
+/// It sits behind a ``NIOHTTP2Handler`` built without a stream multiplexer,
+/// on the connection's event loop.
 ///
 /// Why not swift-nio-http2's multiplexer: it makes, activates and closes a
 /// child channel with its own pipeline for every stream, on the loop that
@@ -42,12 +44,18 @@ final class UnaryCallMultiplexer: ChannelDuplexHandler {
 
     /// A call in flight.
     private struct Call {
+        /// A unary call's one reply message; a stream call's end (an empty buffer).
         var reply: EventLoopPromise<ByteBuffer>
-        var deadline: NIODeadline
-        /// The reply's bytes so far (a gRPC length-prefixed message).
+        /// `nil` for a stream call: it lasts until either side ends it.
+        var deadline: NIODeadline?
+        /// The reply's bytes so far (gRPC length-prefixed messages); a
+        /// stream call's holds at most the start of its next message.
         var body: ByteBuffer?
         /// DATA bytes read on the stream and not yet given back to its window.
         var unreturnedBytes = 0
+        /// A stream call's: each reply message, on the loop, as it arrives;
+        /// what it throws ends the call.
+        var onMessage: ((ByteBuffer) throws -> Void)?
     }
 
     private let eventLoop: any EventLoop
@@ -77,41 +85,88 @@ final class UnaryCallMultiplexer: ChannelDuplexHandler {
     /// Sends `message` (a serialized request) on a new stream with `headers`;
     /// the reply's one message, or the call's failure as an ``RPCError``.
     func start(headers: HPACKHeaders, message: [UInt8]) -> EventLoopFuture<ByteBuffer> {
-        guard acceptsCalls, let context else {
-            // Nothing was sent: the caller may try another connection.
-            return eventLoop.makeFailedFuture(Self.neverSent)
+        open(headers, message, Call(reply: eventLoop.makePromise(), deadline: .now() + timeout))?.reply
+            ?? eventLoop.makeFailedFuture(Self.neverSent)  // nothing was sent: the caller may try another connection
+    }
+
+    /// Opens a stream call with its first request, `message`: each reply
+    /// message goes to `onMessage` as it arrives, on the loop, until the
+    /// member ends the call (`reply` succeeds on status OK and fails with
+    /// any other), the connection goes, or ``cancel(_:with:)``; what
+    /// `onMessage` throws cancels the call with that error. `nil` when the
+    /// connection takes no calls: nothing was sent.
+    func startStream(
+        headers: HPACKHeaders, message: [UInt8], onMessage: @escaping (ByteBuffer) throws -> Void
+    ) -> (id: HTTP2StreamID, reply: EventLoopFuture<ByteBuffer>)? {
+        open(headers, message, Call(reply: eventLoop.makePromise(), onMessage: onMessage))
+    }
+
+    /// Sends one more request `message` on the open stream call `streamID`.
+    func send(_ message: [UInt8], on streamID: HTTP2StreamID) {
+        guard let context, calls[streamID] != nil else { return }
+        let frame = HTTP2Frame(streamID: streamID, payload: .data(.init(data: .byteBuffer(framed(message, context)))))
+        if beforeActive != nil {
+            beforeActive?.append(frame)
+            return
         }
+        context.write(wrapOutboundOut(frame), promise: nil)
+        flushSoon()
+    }
+
+    /// Ends the call `streamID` from this side: its stream is reset and the
+    /// call fails with `error`.
+    func cancel(_ streamID: HTTP2StreamID, with error: any Error) {
+        guard let call = end(streamID) else { return }
+        call.reply.fail(error)
+        context?.write(wrapOutboundOut(HTTP2Frame(streamID: streamID, payload: .rstStream(.cancel))), promise: nil)
+        flushSoon()
+    }
+
+    /// Writes a new call's HEADERS and first DATA frame and enters it in the table.
+    private func open(_ headers: HPACKHeaders, _ message: [UInt8], _ call: Call) -> (id: HTTP2StreamID, reply: EventLoopFuture<ByteBuffer>)? {
+        guard acceptsCalls, let context else { return nil }
         let streamID = nextStreamID
         nextStreamID = streamID.advanced(by: 2)
-        let reply = eventLoop.makePromise(of: ByteBuffer.self)
-        calls[streamID] = Call(reply: reply, deadline: .now() + timeout)
+        calls[streamID] = call
         // The last stream ID: the connection closes once this call ends.
         if nextStreamID > HTTP2StreamID.maxID.advanced(by: -2) { acceptsCalls = false }
-        if deadlineTimer == nil { armDeadlineTimer(context) }
+        if deadlineTimer == nil, call.deadline != nil { armDeadlineTimer(context) }
 
-        var frame = context.channel.allocator.buffer(capacity: 5 + message.count)
-        frame.writeInteger(UInt8(0))  // not compressed
-        frame.writeInteger(UInt32(message.count))
-        frame.writeBytes(message)
         let request = HTTP2Frame(streamID: streamID, payload: .headers(.init(headers: headers)))
-        let body = HTTP2Frame(streamID: streamID, payload: .data(.init(data: .byteBuffer(frame), endStream: true)))
+        let body = HTTP2Frame(
+            streamID: streamID,
+            payload: .data(.init(data: .byteBuffer(framed(message, context)), endStream: call.onMessage == nil)))
         if beforeActive != nil {
             beforeActive?.append(contentsOf: [request, body])
-            return reply.futureResult
+        } else {
+            context.write(wrapOutboundOut(request), promise: nil)
+            context.write(wrapOutboundOut(body), promise: nil)
+            flushSoon()
         }
-        context.write(wrapOutboundOut(request), promise: nil)
-        context.write(wrapOutboundOut(body), promise: nil)
+        return (streamID, call.reply.futureResult)
+    }
+
+    /// `message` as gRPC sends it: a compression flag (none), a 4-byte length, the bytes.
+    private func framed(_ message: [UInt8], _ context: ChannelHandlerContext) -> ByteBuffer {
+        var frame = context.channel.allocator.buffer(capacity: 5 + message.count)
+        frame.writeInteger(UInt8(0))
+        frame.writeInteger(UInt32(message.count))
+        frame.writeBytes(message)
+        return frame
+    }
+
+    /// Flushes what was written: when the read under way ends, or after the
+    /// loop's other tasks of this tick, so the calls they start share the write.
+    private func flushSoon() {
         if reading {
             flushWhenReadEnds = true
         } else if !flushQueued {
-            // After the loop's other tasks of this tick: the calls they start share the write.
             flushQueued = true
             eventLoop.assumeIsolated().execute { [self] in
                 flushQueued = false
                 self.context?.flush()
             }
         }
-        return reply.futureResult
     }
 
     /// Closes the connection; the calls on it fail as the connection lost.
@@ -220,6 +275,51 @@ final class UnaryCallMultiplexer: ChannelDuplexHandler {
             returnWindow(calls.values[index].unreturnedBytes, of: streamID, context)
             calls.values[index].unreturnedBytes = 0
         }
+        guard calls.values[index].onMessage != nil else { return }
+        // A stream call's complete messages, taken out first: handing them
+        // over may start or end calls, which changes the table.
+        var messages: [ByteBuffer] = []
+        var unreadable: RPCError?
+        while var body = calls.values[index].body {
+            calls.values[index].body = nil
+            do {
+                guard let message = try Self.nextMessage(&body) else {
+                    if body.readableBytes > 0 {
+                        body.discardReadBytes()
+                        calls.values[index].body = body
+                    }
+                    break
+                }
+                messages.append(message)
+                calls.values[index].body = body
+            } catch {
+                unreadable = error
+                break
+            }
+        }
+        for message in messages {
+            guard let onMessage = calls[streamID]?.onMessage else { return }
+            do {
+                try onMessage(message)
+            } catch {
+                cancel(streamID, with: error)
+                return
+            }
+        }
+        if let unreadable { cancel(streamID, with: unreadable) }
+    }
+
+    /// Reads the next whole message from `body` (a compression flag, a
+    /// 4-byte length, the bytes); `nil` while not all of it has arrived.
+    /// - Throws: a compressed message, which this client never asks for.
+    private static func nextMessage(_ body: inout ByteBuffer) throws(RPCError) -> ByteBuffer? {
+        guard let flag = body.getInteger(at: body.readerIndex, as: UInt8.self),
+            let length = body.getInteger(at: body.readerIndex + 1, as: UInt32.self),
+            body.readableBytes >= 5 + Int(length)
+        else { return nil }
+        guard flag == 0 else { throw RPCError(code: .internalError, message: "the etcd member sent a compressed message") }
+        body.moveReaderIndex(forwardBy: 5)
+        return body.readSlice(length: Int(length))
     }
 
     private func finish(_ streamID: HTTP2StreamID, status: String, message: String?) {
@@ -233,10 +333,12 @@ final class UnaryCallMultiplexer: ChannelDuplexHandler {
             call.reply.fail(RPCError(code: RPCError.Code(code) ?? .unknown, message: text))
             return
         }
-        // One message: a compression flag, a 4-byte length, the bytes.
-        guard var body = call.body, body.readInteger(as: UInt8.self) == 0,
-            let length = body.readInteger(as: UInt32.self), let message = body.readSlice(length: Int(length))
-        else {
+        // A stream call's messages went to its caller as they came.
+        if call.onMessage != nil {
+            call.reply.succeed(ByteBuffer())
+            return
+        }
+        guard var body = call.body, let message = try? Self.nextMessage(&body) else {
             call.reply.fail(RPCError(code: .internalError, message: "the etcd member's reply is not one uncompressed message"))
             return
         }
@@ -267,11 +369,11 @@ final class UnaryCallMultiplexer: ChannelDuplexHandler {
     /// One timer for every call: it fires at the earliest deadline, fails
     /// the calls past theirs (resetting their streams), and is set again.
     private func armDeadlineTimer(_ context: ChannelHandlerContext) {
-        guard let earliest = calls.values.lazy.map(\.deadline).min() else { return }
+        guard let earliest = calls.values.lazy.compactMap(\.deadline).min() else { return }
         deadlineTimer = context.eventLoop.assumeIsolated().scheduleTask(deadline: earliest) { [self] in
             deadlineTimer = nil
             let now = NIODeadline.now()
-            let late = calls.filter { $0.value.deadline <= now }
+            let late = calls.filter { $0.value.deadline.map { $0 <= now } ?? false }
             for (streamID, call) in late {
                 _ = end(streamID)
                 call.reply.fail(RPCError(code: .deadlineExceeded, message: "the etcd member did not answer in time"))

@@ -29,6 +29,23 @@ extension EtcdClusterTests {
             }
         }
 
+        /// About 6 MB of events on one watch: messages span many DATA frames,
+        /// and the stream's window (1 MiB) and the connection's (64 KiB) are
+        /// given back as they are read.
+        @Test func eventsLargerThanTheFlowControlWindowsArriveWhole() async throws {
+            try await withCluster { _, etcd in
+                let value = [UInt8](repeating: 0x62, count: 1_000_000)
+                var expected: [Int64] = []
+                for i in 0..<3 { expected.append(try await etcd.put("/big/\(i)".bytes, value + [UInt8(i)]).revision) }
+                let watch = WatchRecorder(etcd, .prefix("/big/".bytes), from: expected[0])
+                for i in 3..<6 { expected.append(try await etcd.put("/big/\(i)".bytes, value + [UInt8(i)]).revision) }
+                let events = try await watch.events(6)
+                #expect(events.map(\.keyValue.modRevision) == expected)
+                #expect(events.map(\.keyValue.value.count) == Array(repeating: 1_000_001, count: 6))
+                #expect(events.map(\.keyValue.value.last) == (0..<6).map { UInt8($0) })
+            }
+        }
+
         @Test func aWatchGoesOnWithNothingSkippedWhenItsMemberIsKilled() async throws {
             try await withCluster { cluster, etcd in
                 let start = try await etcd.put("/k/seed".bytes, "0".bytes).revision
