@@ -18,24 +18,25 @@ extension EtcdPropertyStorage {
     func send(_ compares: [EtcdCompare], _ operations: [EtcdOperation], number: UInt64)
         -> EventLoopFuture<SendOutcome>
     {
-        let (loop, mirror) = (writer.loop, mirror)
-        return etcd.txnFuture(compares, success: operations, failure: [.range(.key(mirror.layout.head))])
-            .flatMap { result in
-                if result.succeeded { return loop.makeSucceededFuture(.committed(result.revision)) }
+        let mirror = mirror
+        let outcome = writer.loop.makePromise(of: SendOutcome.self)
+        etcd.txnFuture(compares, success: operations, failure: [.range(.key(mirror.layout.head))]).whenComplete { result in
+            switch result {
+            case .success(let result) where result.succeeded:
+                outcome.succeed(.committed(result.revision))
+            case .success(let result):
                 // Every write request changes `head`: once the mirror has head's
                 // revision, it has whatever made the compare fail.
                 var head: Int64 = 0
                 if case .range(let read)? = result.results.first { head = read.keyValues.first?.modRevision ?? 0 }
-                let raced = loop.makePromise(of: SendOutcome.self)
-                mirror.whenDelivered(head) { raced.succeed(.raced) }
-                return raced.futureResult
+                mirror.whenDelivered(head) { outcome.succeed(.raced) }
+            case .failure(let error as EtcdError) where error.code == .outcomeUnknown:
+                outcome.completeWithTask { await self.resolve(number, after: error) }
+            case .failure(let error):
+                outcome.succeed(.failed(StoreError(etcd: error)))
             }
-            .flatMapError { error in
-                if let error = error as? EtcdError, error.code == .outcomeUnknown {
-                    return loop.makeFutureWithTask { await self.resolve(number, after: error) }
-                }
-                return loop.makeSucceededFuture(.failed(StoreError(etcd: error)))
-            }
+        }
+        return outcome.futureResult
     }
 
     /// Whether transaction `number` was applied: read `head` (linearizable)

@@ -92,6 +92,8 @@ final class WritePipeline {
     /// Set once the store closes: what to call when the writer finished.
     private var closing: (@Sendable () -> Void)?
     private var finishing = false
+    /// Inside ``handle(_:)``: an event that comes up meanwhile is posted, not handled within.
+    private var handling = false
 
     init(storage: EtcdPropertyStorage) {
         self.storage = storage
@@ -102,6 +104,8 @@ final class WritePipeline {
     /// (``WriterInbox``); once the store closed and every request
     /// submitted before is answered, the writer finishes.
     func handle(_ event: WriterEvent) {
+        handling = true
+        defer { handling = false }
         switch event {
         case .submitted(let job):
             if finishing { job.refuse(StoreError.closed) } else { waiting.append(job) }
@@ -241,15 +245,20 @@ final class WritePipeline {
         let operations = entry.request.operations
         let (answer, changes) = (entry.answer, entry.changes)
         let storage = storage
-        storage.send(compares, operations, number: sequence).whenSuccess { outcome in
+        storage.send(compares, operations, number: sequence).assumeIsolated().whenSuccess { [self] outcome in
             if case .committed(let revision) = outcome {
                 storage.mirror.applyOwn(operations, at: revision)
+                storage.mirror.whenDelivered(revision) {
+                    answer(.success(storage.mirror.changeSet(at: revision)
+                        ?? ChangeSet(revision: Revision(revision), changes: changes)))
+                }
             }
-            storage.writer.post(.sent(sequence, outcome))
-            guard case .committed(let revision) = outcome else { return }
-            storage.mirror.whenDelivered(revision) {
-                answer(.success(storage.mirror.changeSet(at: revision)
-                    ?? ChangeSet(revision: Revision(revision), changes: changes)))
+            // In the turn that read the reply, unless the outcome came while
+            // the writer was busy (a transaction that failed at once).
+            if handling {
+                storage.writer.post(.sent(sequence, outcome))
+            } else {
+                handle(.sent(sequence, outcome))
             }
         }
     }

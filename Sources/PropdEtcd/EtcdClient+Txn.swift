@@ -63,18 +63,23 @@ extension EtcdClient {
     ) -> EventLoopFuture<EtcdTxnResult> {
         let (request, replay) = Self.txnRequest(compares, success: success, failure: failure)
         let member = memberOrder()[0]
-        return member.unary.call(
+        let result = transactionLoop.makePromise(of: EtcdTxnResult.self)
+        member.unary.call(
             "/etcdserverpb.KV/Txn", request, metadata: [EtcdMember.requireLeaderEntry], as: Etcdserverpb_TxnResponse.self
-        ).map(EtcdTxnResult.init).flatMapError { error in
-            do {
-                _ = try self.nextMember(after: error, on: member, replay)
-            } catch {
-                return self.transactionLoop.makeFailedFuture(error)
-            }
-            return self.transactionLoop.makeFutureWithTask {
-                try await self.txn(compares, success: success, failure: failure)
+        ).whenComplete { reply in
+            switch reply {
+            case .success(let response):
+                result.succeed(EtcdTxnResult(response))
+            case .failure(let error):
+                do {
+                    _ = try self.nextMember(after: error, on: member, replay)
+                    result.completeWithTask { try await self.txn(compares, success: success, failure: failure) }
+                } catch {
+                    result.fail(error)
+                }
             }
         }
+        return result.futureResult
     }
 
     private static func txnRequest(
