@@ -54,7 +54,7 @@ extension EtcdClient {
     }
 
     /// ``txn(_:success:failure:)``, its result delivered on ``transactionLoop``:
-    /// a gRPC call on the preferred member's ``LoopUnaryConnection``, so a
+    /// a gRPC call on the preferred member's ``LoopGRPCConnection``, so a
     /// caller there sends it and handles the reply without a thread
     /// hand-over; after a failure that left nothing applied it goes on as
     /// ``txn(_:success:failure:)``, with the other members.
@@ -64,7 +64,7 @@ extension EtcdClient {
         let (request, replay) = Self.txnRequest(compares, success: success, failure: failure)
         let member = memberOrder()[0]
         let result = transactionLoop.makePromise(of: EtcdTxnResult.self)
-        member.unary.call(
+        member.loopConnection.call(
             "/etcdserverpb.KV/Txn", request, metadata: [EtcdMember.requireLeaderEntry], as: Etcdserverpb_TxnResponse.self
         ).whenComplete { reply in
             switch reply {

@@ -80,7 +80,7 @@ extension EtcdClient {
         create.progressNotify = progressNotify
         let request = Etcdserverpb_WatchRequest.with { $0.createRequest = create }
         let heard = StreamSilence()
-        let call = member.unary.stream(
+        let call = member.loopConnection.stream(
             "/etcdserverpb.Watch/Watch", request, metadata: [EtcdMember.requireLeaderEntry]
         ) { message in
             heard.heard()
@@ -96,7 +96,7 @@ extension EtcdClient {
         // side stays open. It asks for progress, which etcd answers at once:
         // a member that answers nothing is left (StreamSilence).
         let probe = configuration.requestTimeout
-        let probing = member.unary.loop.scheduleRepeatedTask(initialDelay: .init(probe), delay: .init(probe)) { _ in
+        let probing = member.loopConnection.loop.scheduleRepeatedTask(initialDelay: .init(probe), delay: .init(probe)) { _ in
             if heard.silence > probe * 2 {
                 call.cancel(with: StreamSilence.Exceeded())
             } else {

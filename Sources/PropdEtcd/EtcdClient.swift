@@ -42,10 +42,11 @@ public final class EtcdClient: Sendable {
     }
 
     public let configuration: Configuration
-    /// The event loop the connections for transactions live on (each
-    /// member's JSON gateway and its ``LoopUnaryConnection``): code running
-    /// on it sends transactions and reads their replies without a thread
-    /// hand-over (``txnFuture(_:success:failure:)``).
+    /// The event loop the connections for transactions and watches live on
+    /// (each member's JSON gateway and its ``LoopGRPCConnection``): code
+    /// running on it sends transactions and reads their replies without a
+    /// thread hand-over (``txnFuture(_:success:failure:)``), and watches
+    /// deliver their updates on it.
     public let transactionLoop: any EventLoop
     let members: [EtcdMember]
     /// The member requests go to first: the last one that answered.

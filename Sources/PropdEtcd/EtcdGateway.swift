@@ -26,7 +26,7 @@ import SwiftProtobuf
 ///
 /// Its connections all live on the client's ``EtcdClient/transactionLoop``.
 /// The store's writer does not take this route: its transactions are gRPC
-/// calls on that loop (``LoopUnaryConnection``), which cost etcd less.
+/// calls on that loop (``LoopGRPCConnection``), which cost etcd less.
 final class EtcdGateway: Sendable {
     let endpoint: EtcdEndpoint
     /// The loop every connection of this gateway lives on.

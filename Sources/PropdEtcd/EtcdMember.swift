@@ -49,8 +49,9 @@ final class EtcdMember: Sendable {
 
     /// The member's JSON gateway, for transactions.
     let gateway: EtcdGateway
-    /// Unary gRPC calls on the client's transaction loop (``EtcdClient/txnFuture(_:success:failure:)``).
-    let unary: LoopUnaryConnection
+    /// gRPC calls on the client's transaction loop: the transactions of
+    /// ``EtcdClient/txnFuture(_:success:failure:)`` and the watches.
+    let loopConnection: LoopGRPCConnection
 
     init(
         _ endpoint: EtcdEndpoint, reconnectAfterAtMost: Duration, requestTimeout: Duration,
@@ -58,7 +59,7 @@ final class EtcdMember: Sendable {
     ) throws {
         self.endpoint = endpoint
         gateway = EtcdGateway(endpoint, requestTimeout: requestTimeout, loop: transactionLoop)
-        unary = LoopUnaryConnection(endpoint, requestTimeout: requestTimeout, loop: transactionLoop)
+        loopConnection = LoopGRPCConnection(endpoint, requestTimeout: requestTimeout, loop: transactionLoop)
         self.reconnectAfterAtMost = reconnectAfterAtMost
         self.eventLoopGroup = eventLoopGroup
         let first = try EtcdConnection(
@@ -95,7 +96,7 @@ final class EtcdMember: Sendable {
         madeContinuation.finish()
         for connection in connections { connection.grpc.beginGracefulShutdown() }
         gateway.shutdown()
-        unary.shutdown()
+        loopConnection.shutdown()
     }
 
     private func checkOut() -> EtcdConnection {

@@ -3,7 +3,7 @@ import NIOHPACK
 import NIOHTTP2
 import SwiftProtobuf
 
-/// One long-lived gRPC call on a member's ``LoopUnaryConnection`` (a
+/// One long-lived gRPC call on a member's ``LoopGRPCConnection`` (a
 /// watch): its first request sent when it opens, each reply message handed
 /// to its caller on the connection's loop as it arrives, more requests sent
 /// with ``send(_:)``.
@@ -25,7 +25,7 @@ final class LoopStreamCall: Sendable {
     private enum State {
         /// Waiting for the connection.
         case opening
-        case open(UnaryCallMultiplexer, HTTP2StreamID)
+        case open(GRPCCallMultiplexer, HTTP2StreamID)
         /// Ended before it opened, or after.
         case ended
     }
@@ -36,9 +36,16 @@ final class LoopStreamCall: Sendable {
         state = .makeBoxSendingValue(.opening, eventLoop: loop)
     }
 
-    /// Sends one more request on the call, once it is open; none after it ended.
+    /// Sends one more request on the call, once it is open; none after it
+    /// ended. A request that cannot be serialized ends the call with that error.
     func send(_ request: some SwiftProtobuf.Message) {
-        guard let message = try? request.serializedBytes() as [UInt8] else { return }
+        let message: [UInt8]
+        do {
+            message = try request.serializedBytes()
+        } catch {
+            cancel(with: error)
+            return
+        }
         loop.execute {
             if case .open(let calls, let streamID) = self.state.value { calls.send(message, on: streamID) }
         }
@@ -62,11 +69,11 @@ final class LoopStreamCall: Sendable {
     /// Starts the call on the connection `connection` gave, unless it was
     /// cancelled meanwhile (on ``loop``).
     func open(
-        on connection: Result<NIOLoopBound<UnaryCallMultiplexer>, any Error>, headers: HPACKHeaders, message: [UInt8],
+        on connection: Result<NIOLoopBound<GRPCCallMultiplexer>, any Error>, headers: HPACKHeaders, message: [UInt8],
         onMessage: @escaping @Sendable (ByteBuffer) throws -> Void
     ) {
         guard case .opening = state.value else { return }
-        let calls: UnaryCallMultiplexer
+        let calls: GRPCCallMultiplexer
         switch connection {
         case .success(let ready):
             calls = ready.value
@@ -77,7 +84,7 @@ final class LoopStreamCall: Sendable {
         }
         guard let (streamID, ended) = calls.startStream(headers: headers, message: message, onMessage: onMessage) else {
             state.value = .ended
-            end.fail(UnaryCallMultiplexer.neverSent)
+            end.fail(GRPCCallMultiplexer.neverSent)
             return
         }
         state.value = .open(calls, streamID)

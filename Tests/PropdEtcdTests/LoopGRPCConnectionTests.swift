@@ -7,12 +7,12 @@ import Testing
 extension EtcdClusterTests {
     /// The connection the store's writer sends its transactions on, called
     /// directly: no other member or route to fall back on.
-    @Suite struct LoopUnaryConnectionTests {
+    @Suite struct LoopGRPCConnectionTests {
         @Test func aReplyLargerThanTheFlowControlWindowsArrivesWhole() async throws {
             try await withCluster { cluster, etcd in
                 let value = [UInt8](repeating: 0x62, count: 1_000_000)
                 for i in 0..<3 { _ = try await etcd.put("/big/\(i)".bytes, value + [UInt8(i)]) }
-                let connection = LoopUnaryConnection(
+                let connection = LoopGRPCConnection(
                     try EtcdEndpoint(cluster.clientURLs[0]), requestTimeout: .seconds(60), loop: etcd.transactionLoop)
                 defer { connection.shutdown() }
                 var request = Etcdserverpb_TxnRequest()

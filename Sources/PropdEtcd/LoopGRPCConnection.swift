@@ -15,7 +15,7 @@ import SwiftProtobuf
 /// an event loop pays thread hand-overs there and back; this speaks gRPC's
 /// framing (a length-prefixed protobuf message each way, the status in the
 /// trailers) directly on the connection's streams, on the loop, through a
-/// ``UnaryCallMultiplexer``. It also raises swift-nio-http2's control-frame
+/// ``GRPCCallMultiplexer``. It also raises swift-nio-http2's control-frame
 /// limit, which etcd's one PING per request would otherwise exhaust
 /// (BENCHMARKS.md, "Why PropdEtcd replaces a connection every 100 RPCs").
 ///
@@ -23,7 +23,7 @@ import SwiftProtobuf
 /// ``EtcdFailure`` classifies both alike: no connection is `unavailable`
 /// and never sent; a stream or connection lost, or a call timed out, with
 /// the request on it may have applied it.
-final class LoopUnaryConnection: Sendable {
+final class LoopGRPCConnection: Sendable {
     let endpoint: EtcdEndpoint
     let loop: any EventLoop
     private let requestTimeout: TimeAmount
@@ -34,7 +34,7 @@ final class LoopUnaryConnection: Sendable {
     private enum State {
         case idle
         case connecting(EventLoopFuture<Void>)
-        case connected(UnaryCallMultiplexer)
+        case connected(GRPCCallMultiplexer)
     }
 
     init(_ endpoint: EtcdEndpoint, requestTimeout: Duration, loop: any EventLoop) {
@@ -104,7 +104,7 @@ final class LoopUnaryConnection: Sendable {
     /// The connection's calls once it takes them, connecting first if there
     /// is none (on ``loop``); a connection made for a call that closes
     /// before the call starts fails it as never sent.
-    private func readyCalls(connecting allowed: Bool = true) -> EventLoopFuture<NIOLoopBound<UnaryCallMultiplexer>> {
+    private func readyCalls(connecting allowed: Bool = true) -> EventLoopFuture<NIOLoopBound<GRPCCallMultiplexer>> {
         switch state.value {
         case .connected(let calls) where calls.acceptsCalls:
             return loop.makeSucceededFuture(NIOLoopBound(calls, eventLoop: loop))
@@ -113,7 +113,7 @@ final class LoopUnaryConnection: Sendable {
         case .idle where allowed, .connected where allowed:
             return connect().flatMap { self.readyCalls(connecting: false) }
         case .idle, .connected, .connecting:
-            return loop.makeFailedFuture(UnaryCallMultiplexer.neverSent)
+            return loop.makeFailedFuture(GRPCCallMultiplexer.neverSent)
         }
     }
 
@@ -124,7 +124,7 @@ final class LoopUnaryConnection: Sendable {
         // control's bandwidth estimator): allow that many.
         settings.controlFrameRateLimit.maximumCount = Int.max
         settings.initialSettings = nioDefaultSettings + [
-            HTTP2Setting(parameter: .initialWindowSize, value: UnaryCallMultiplexer.streamWindow)
+            HTTP2Setting(parameter: .initialWindowSize, value: GRPCCallMultiplexer.streamWindow)
         ]
         let (endpoint, state, configuration, timeout) = (endpoint, state, settings, requestTimeout)
         let ready = loop.makePromise(of: Void.self)
@@ -140,7 +140,7 @@ final class LoopUnaryConnection: Sendable {
                 channel.eventLoop.makeCompletedFuture {
                     let sync = channel.pipeline.syncOperations
                     try sync.addHandler(NIOHTTP2Handler(mode: .client, connectionConfiguration: configuration))
-                    try sync.addHandler(UnaryCallMultiplexer(timeout: timeout, on: channel.eventLoop))
+                    try sync.addHandler(GRPCCallMultiplexer(timeout: timeout, on: channel.eventLoop))
                 }
             }
             .connect(host: endpoint.host, port: endpoint.port)
@@ -148,7 +148,7 @@ final class LoopUnaryConnection: Sendable {
                 throw RPCError(code: .unavailable, message: "Could not establish a connection to \(endpoint): \(error)")
             }
             .flatMapThrowing { channel in
-                let calls = try channel.pipeline.syncOperations.handler(type: UnaryCallMultiplexer.self)
+                let calls = try channel.pipeline.syncOperations.handler(type: GRPCCallMultiplexer.self)
                 guard isCurrent() else {  // shut down meanwhile
                     calls.close()
                     return

@@ -24,7 +24,7 @@ import NIOHTTP2
 /// started while the connection's replies are being read (a reply that lets
 /// the next transaction go) are flushed when the read ends, the others by a
 /// task queued behind the loop's tasks of that turn.
-final class UnaryCallMultiplexer: ChannelDuplexHandler {
+final class GRPCCallMultiplexer: ChannelDuplexHandler {
     typealias InboundIn = HTTP2Frame
     typealias OutboundIn = Never
     typealias OutboundOut = HTTP2Frame
