@@ -5,8 +5,8 @@ import Testing
 @testable import PropdEtcd
 
 extension EtcdClusterTests {
-    /// The connection the store's writer sends its transactions on, called
-    /// directly: no other member or route to fall back on.
+    /// The connection the store's writer sends its transactions and its
+    /// watch on, called directly: no other member or route to fall back on.
     @Suite struct LoopGRPCConnectionTests {
         @Test func aReplyLargerThanTheFlowControlWindowsArrivesWhole() async throws {
             try await withCluster { cluster, etcd in
@@ -28,6 +28,61 @@ extension EtcdClusterTests {
                     #expect(values.map(\.last) == [0, 1, 2])
                 }
             }
+        }
+
+        /// Two watch streams on one connection: cancelling one resets its
+        /// stream alone; the other goes on, on the same connection.
+        @Test func aCancelledStreamCallLeavesTheOthersOnItsConnection() async throws {
+            try await withCluster { cluster, etcd in
+                let connection = LoopGRPCConnection(
+                    try EtcdEndpoint(cluster.clientURLs[0]), requestTimeout: .seconds(60), loop: etcd.transactionLoop)
+                defer { connection.shutdown() }
+                let start = try await etcd.put("/s/seed".bytes, "0".bytes).revision
+                let (kept, keptEvents) = watch(on: connection, from: start + 1)
+                let (cancelled, cancelledEvents) = watch(on: connection, from: start + 1)
+                let first = try await put(on: connection, "/s/a")
+                #expect(try await next(keptEvents) == [first])
+                #expect(try await next(cancelledEvents) == [first])
+
+                cancelled.cancel(with: CancellationError())
+                await #expect(throws: CancellationError.self) { try await cancelled.ended.get() }
+                let second = try await put(on: connection, "/s/b")
+                #expect(try await next(keptEvents) == [second])
+                // Still open: a closed connection would have ended it.
+                kept.cancel(with: CancellationError())
+                await #expect(throws: CancellationError.self) { try await kept.ended.get() }
+            }
+        }
+
+        /// A watch of `/s/` from `revision`, its events' revisions per message.
+        private func watch(on connection: LoopGRPCConnection, from revision: Int64) -> (LoopStreamCall, AsyncStream<[Int64]>) {
+            let (events, sink) = AsyncStream.makeStream(of: [Int64].self)
+            var create = Etcdserverpb_WatchCreateRequest()
+            create.key = .init("/s/".bytes)
+            create.rangeEnd = .init(EtcdKeyRange.prefix("/s/".bytes).rangeEnd)
+            create.startRevision = revision
+            let call = connection.stream(
+                "/etcdserverpb.Watch/Watch", Etcdserverpb_WatchRequest.with { $0.createRequest = create }, metadata: []
+            ) { message in
+                let response = try Etcdserverpb_WatchResponse(serializedBytes: Array(message.readableBytesView))
+                if !response.events.isEmpty { sink.yield(response.events.map(\.kv.modRevision)) }
+            }
+            return (call, events)
+        }
+
+        private func next(_ events: AsyncStream<[Int64]>) async throws -> [Int64]? {
+            try await withDeadline(.seconds(30), waitingFor: "a watch message") {
+                var iterator = events.makeAsyncIterator()
+                return await iterator.next()
+            }
+        }
+
+        private func put(on connection: LoopGRPCConnection, _ key: String) async throws -> Int64 {
+            var request = Etcdserverpb_TxnRequest()
+            request.success = [EtcdOperation.put(key: key.bytes, value: "v".bytes).message]
+            return try await connection.call(
+                "/etcdserverpb.KV/Txn", request, metadata: [], as: Etcdserverpb_TxnResponse.self
+            ).get().header.revision
         }
     }
 }

@@ -46,6 +46,29 @@ extension EtcdClusterTests {
             }
         }
 
+        /// A cancelled watch ends with `CancellationError`, not a move to
+        /// another member, and the client's transactions and watches on the
+        /// same connection go on.
+        @Test func aCancelledWatchEndsAndTheClientGoesOn() async throws {
+            try await withCluster { _, etcd in
+                var last = try await etcd.put("/c/seed".bytes, "0".bytes).revision
+                for i in 0..<20 {
+                    let watch = WatchRecorder(etcd, .prefix("/c/".bytes), from: last + 1)
+                    let written = try await etcd.txnFuture([], success: [.put(key: "/c/\(i)".bytes, value: "\(i)".bytes)]).get()
+                    #expect(try await watch.events(1).map(\.keyValue.modRevision) == [written.revision])
+                    watch.cancel()
+                    let ended = try await watch.failure()
+                    #expect(ended is CancellationError, "the watch ended with \(String(describing: ended))")
+                    last = written.revision
+                }
+                // The connection still carries transactions and watches.
+                let watch = WatchRecorder(etcd, .prefix("/c/".bytes), from: last + 1)
+                let after = try await etcd.txnFuture([], success: [.put(key: "/c/after".bytes, value: "x".bytes)]).get()
+                #expect(try await watch.events(1).map(\.keyValue.value.string) == ["x"])
+                #expect(after.revision == last + 1)
+            }
+        }
+
         @Test func aWatchGoesOnWithNothingSkippedWhenItsMemberIsKilled() async throws {
             try await withCluster { cluster, etcd in
                 let start = try await etcd.put("/k/seed".bytes, "0".bytes).revision
