@@ -100,11 +100,13 @@ final class EtcdWriteBatch: WriteBatchStorage {
     }
 
     func put(_ table: SpaceLayout.Table, _ key: Key, _ value: [UInt8]) {
-        record(layout.key(table, key), .put(key: layout.key(table, key), value: value))
+        let etcdKey = layout.key(table, key)
+        record(etcdKey, .put(key: etcdKey, value: value))
     }
 
     func remove(_ table: SpaceLayout.Table, _ key: Key) {
-        record(layout.key(table, key), .delete(.key(layout.key(table, key))))
+        let etcdKey = layout.key(table, key)
+        record(etcdKey, .delete(.key(etcdKey)))
     }
 
     /// A binding changes: `bindings` is written, compared like a row read.

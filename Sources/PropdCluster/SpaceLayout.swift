@@ -41,6 +41,9 @@ struct SpaceLayout: Sendable {
     }
 
     let prefix: [UInt8]
+    /// The etcd keys of `head` and `bindings`, made once: every write names them.
+    let head: [UInt8]
+    let bindings: [UInt8]
 
     /// `prefix` ends with `/` (added when missing), so `/propd/a` and
     /// `/propd/ab` never share keys.
@@ -48,14 +51,20 @@ struct SpaceLayout: Sendable {
         var bytes = Array(prefix.utf8)
         if bytes.last != UInt8(ascii: "/") { bytes.append(UInt8(ascii: "/")) }
         self.prefix = bytes
+        head = bytes + Array("head".utf8)
+        bindings = bytes + Array("bindings".utf8)
     }
 
     var everything: EtcdKeyRange { .prefix(prefix) }
-    var head: [UInt8] { prefix + Array("head".utf8) }
-    var bindings: [UInt8] { prefix + Array("bindings".utf8) }
 
     func key(_ table: Table, _ key: Key) -> [UInt8] {
-        prefix + [table.rawValue, UInt8(ascii: "/")] + Array(key.rawValue.utf8)
+        var etcdKey: [UInt8] = []
+        etcdKey.reserveCapacity(prefix.count + 2 + key.rawValue.utf8.count)
+        etcdKey += prefix
+        etcdKey.append(table.rawValue)
+        etcdKey.append(UInt8(ascii: "/"))
+        etcdKey += key.rawValue.utf8
+        return etcdKey
     }
 
     /// The rows of `table` whose key starts with `start` (all when empty).

@@ -236,7 +236,7 @@ final class WritePipeline {
     }
 
     private func send(_ sequence: UInt64, _ entry: Entry) {
-        entries[sequence]?.state = .sent
+        setState(.sent, of: sequence)
         let compares = entry.request.guards.enumerated().map { index, row in
             // A row deleted by a pending request stays absent: 0.
             let revision = row.modRevision < 0 ? entry.resolved[index] ?? 0 : row.modRevision
@@ -277,7 +277,7 @@ final class WritePipeline {
             }
             newestAcknowledged = max(newestAcknowledged, revision)
             if space.isPending(sequence) {
-                entries[sequence]?.state = .acknowledged(revision)
+                setState(.acknowledged(revision), of: sequence)
             } else {
                 forget(sequence)
             }
@@ -292,6 +292,13 @@ final class WritePipeline {
             recover(rerunning: nil)
         }
         catchUpWhenQuiet()
+    }
+
+    /// Sets an entry's state in place: through the subscript and `?`, the
+    /// change would cost a heap-allocated accessor frame (an entry is large).
+    private func setState(_ state: Entry.State, of sequence: UInt64) {
+        guard let index = entries.index(forKey: sequence) else { return }
+        entries.values[index].state = state
     }
 
     /// Fills in the compares waiting for request `sequence`'s revision.

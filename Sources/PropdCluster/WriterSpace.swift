@@ -37,7 +37,11 @@ struct WriterSpace {
         for operation in operations {
             guard let place = place(of: operation) else { continue }
             places.append(place)
-            writers[place, default: []].append((sequence, operation))
+            // Taken out and put back: changing it in place through the
+            // subscript costs a heap-allocated accessor frame per call.
+            var rowWriters = writers.removeValue(forKey: place) ?? []
+            rowWriters.append((sequence, operation))
+            writers[place] = rowWriters
             overlay(operation, sequence: sequence)
         }
         rows[sequence] = places
@@ -92,8 +96,9 @@ struct WriterSpace {
 
     private mutating func remove(_ sequence: UInt64) {
         for place in rows.removeValue(forKey: sequence) ?? [] {
-            writers[place]?.removeAll { $0.sequence == sequence }
-            if writers[place]?.isEmpty == true { writers[place] = nil }
+            guard var rowWriters = writers.removeValue(forKey: place) else { continue }
+            rowWriters.removeAll { $0.sequence == sequence }
+            if !rowWriters.isEmpty { writers[place] = rowWriters }
         }
     }
 
