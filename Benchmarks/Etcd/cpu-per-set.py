@@ -127,5 +127,6 @@ def main():
         ratios = [f"{m / put:.2f}×" if put else "-" for m in medians]
         print(f"| {figure} | {put:,.1f} | " + " | ".join(f"{m:,.1f}" for m in medians) + " | " + " | ".join(ratios) + " |")
 
+
 if __name__ == "__main__":
     main()

@@ -9,7 +9,7 @@ connects. Started through Benchmarks/Etcd/propd-on-etcd.sh with PROPD_NODES=2 (n
       --server-cmd "env PROPD_NODES=2 bash $PWD/Benchmarks/Etcd/propd-on-etcd.sh {sock} {dir}"
 
 Any other argument is the harness's own (run from ../shared/bench/peers, as Benchmarks/Etcd/
-kit-interleaved.sh does).
+kit-side-by-side.sh does).
 """
 import os
 import sys

@@ -14,7 +14,7 @@ Each round measures, per shape, N sequential requests from one client (p50 laten
 then --seconds of requests from --connections client processes at once (requests/s,
 and etcd's CPU per request from /proc/PID/stat, all threads).
 
-Run beside Benchmarks/Etcd/kit-interleaved.sh, in the same minutes:
+Run beside Benchmarks/Etcd/kit-side-by-side.sh, in the same minutes:
   python3 Benchmarks/Etcd/txn-floor.py --rounds 3 --n 2000
 """
 import argparse, base64, http.client, json, multiprocessing, signal, socket, statistics, subprocess, tempfile, time

@@ -37,11 +37,13 @@ struct WriterSpace {
         for operation in operations {
             guard let place = place(of: operation) else { continue }
             places.append(place)
-            // Taken out and put back: changing it in place through the
-            // subscript costs a heap-allocated accessor frame per call.
-            var rowWriters = writers.removeValue(forKey: place) ?? []
-            rowWriters.append((sequence, operation))
-            writers[place] = rowWriters
+            // Changed by index: through the subscript with `default:`, the
+            // change would cost a heap-allocated accessor frame per call.
+            if let index = writers.index(forKey: place) {
+                writers.values[index].append((sequence, operation))
+            } else {
+                writers[place] = [(sequence, operation)]
+            }
             overlay(operation, sequence: sequence)
         }
         rows[sequence] = places
@@ -96,9 +98,9 @@ struct WriterSpace {
 
     private mutating func remove(_ sequence: UInt64) {
         for place in rows.removeValue(forKey: sequence) ?? [] {
-            guard var rowWriters = writers.removeValue(forKey: place) else { continue }
-            rowWriters.removeAll { $0.sequence == sequence }
-            if !rowWriters.isEmpty { writers[place] = rowWriters }
+            guard let index = writers.index(forKey: place) else { continue }
+            writers.values[index].removeAll { $0.sequence == sequence }
+            if writers.values[index].isEmpty { writers.remove(at: index) }
         }
     }
 

@@ -275,30 +275,26 @@ final class GRPCCallMultiplexer: ChannelDuplexHandler {
             returnWindow(calls.values[index].unreturnedBytes, of: streamID, context)
             calls.values[index].unreturnedBytes = 0
         }
-        guard calls.values[index].onMessage != nil else { return }
-        // A stream call's complete messages, taken out first: handing them
-        // over may start or end calls, which changes the table.
-        var messages: [ByteBuffer] = []
-        var unreadable: RPCError?
-        while var body = calls.values[index].body {
-            calls.values[index].body = nil
+        // A stream call's whole messages, each handed over as it is read;
+        // the call is looked up again after each, since handing one over may
+        // start or end calls.
+        while let index = calls.index(forKey: streamID), let onMessage = calls.values[index].onMessage,
+            var body = calls.values[index].body
+        {
+            let message: ByteBuffer
             do {
-                guard let message = try Self.nextMessage(&body) else {
-                    if body.readableBytes > 0 {
-                        body.discardReadBytes()
-                        calls.values[index].body = body
-                    }
-                    break
+                guard let next = try Self.nextMessage(&body) else {
+                    // The start of the next message stays, moved to the front.
+                    if body.readableBytes > 0 { body.discardReadBytes() }
+                    calls.values[index].body = body.readableBytes > 0 ? body : nil
+                    return
                 }
-                messages.append(message)
-                calls.values[index].body = body
+                message = next
             } catch {
-                unreadable = error
-                break
+                cancel(streamID, with: error)
+                return
             }
-        }
-        for message in messages {
-            guard let onMessage = calls[streamID]?.onMessage else { return }
+            calls.values[index].body = body
             do {
                 try onMessage(message)
             } catch {
@@ -306,7 +302,6 @@ final class GRPCCallMultiplexer: ChannelDuplexHandler {
                 return
             }
         }
-        if let unreadable { cancel(streamID, with: unreadable) }
     }
 
     /// Reads the next whole message from `body` (a compression flag, a
