@@ -90,15 +90,21 @@ extension EtcdClusterTests {
 
         /// SIGSTOP, not a kill: the member keeps the connection open and
         /// answers nothing, so only the call's deadline ends it.
+        ///
+        /// The member frozen is a follower: a leader frozen past the
+        /// election timeout is replaced, and once thawed it drops a proposal
+        /// that reaches it before it has stepped down, failing it only at
+        /// etcd's own request timeout (7.5 s, past the client's 5 s).
         @Test func aTransactionToAMemberThatStopsAnsweringEndsAtItsDeadline() async throws {
-            try await withCluster { cluster, _ in
+            try await withCluster { cluster, allMembers in
+                let follower = (try await allMembers.leaderIndex() + 1) % 3
                 // The default request timeout (5 s): a shorter one fails
                 // the unfrozen calls too on a loaded machine.
-                let configuration = EtcdClient.Configuration(endpoints: [try EtcdEndpoint(cluster.clientURLs[0])])
+                let configuration = EtcdClient.Configuration(endpoints: [try EtcdEndpoint(cluster.clientURLs[follower])])
                 try await withEtcdClient(configuration) { etcd in
                     let first = try await etcd.txnFuture([], success: [.put(key: "/f/a".bytes, value: "1".bytes)]).get()
                     #expect(first.succeeded)
-                    cluster.freeze(0)
+                    cluster.freeze(follower)
                     // The wait on the call's end is bounded, so that a call
                     // without a deadline fails the test instead of hanging it.
                     let loop = etcd.transactionLoop
@@ -109,7 +115,7 @@ extension EtcdClusterTests {
                     }
                     let frozen = await #expect(throws: EtcdError.self) { try await ended.futureResult.get() }
                     bound.cancel()
-                    cluster.thaw(0)
+                    cluster.thaw(follower)
                     #expect(frozen?.code == .outcomeUnknown, "a write past its deadline may have been applied")
                     #expect((frozen?.cause as? RPCError)?.code == .deadlineExceeded)
                     // Thawed, the member answers the next transaction.

@@ -23,7 +23,10 @@ struct ClusterCommandTests {
         #expect(try await complete(nodes.b.socketPath, first.id, result: ["opened": "front"])["error"] == nil)
         let result = try await opened
         #expect(result.result == ["opened": "front"])
-        // A wrote the end: both nodes read it at the revision Execute returned.
+        // A wrote the end: both nodes read it at the revision Execute
+        // returned, B once past it (B answers its own write only when its
+        // mirror stands at that write's revision).
+        try await nodes.clientB.set(["sync.b": 1])
         for client in [nodes.clientA, nodes.clientB] {
             let executing = try await client.get(["door.open.executing", "door.open.error"])
             #expect(executing.map(\.value) == [false, .null])

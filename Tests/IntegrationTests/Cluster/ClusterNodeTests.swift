@@ -70,6 +70,9 @@ struct ClusterNodeTests {
         for complaint in ["Cannot schedule tasks", "leaked its continuation", "Fatal error"] {
             #expect(!nodes.a.log.contains(complaint), "\(nodes.a.log)")
         }
+        // B's own write is answered once its mirror stands at its revision,
+        // past every write A acknowledged.
+        try await nodes.clientB.set(["stop.after": 1])
         let stored = try await nodes.clientB.get((0..<writers).map { "stop.w\($0)" })
         for writer in 0..<writers {
             let value = stored.first { $0.key.rawValue == "stop.w\(writer)" }?.value
@@ -225,6 +228,8 @@ struct ClusterNodeTests {
         let clientB = try await PropdClient.connect(to: nodeB.socketPath)
         let observer = EventCollector(clientA.observe(["f.k"], initial: false))
         _ = try await observer.synced()
+        let onB = EventCollector(clientB.observe(["f.k"], initial: false))
+        _ = try await onB.synced()
         let before = try await clientB.set(["f.k": 0])
         _ = try await observer.take { $0.contains { $0.revision == before } }
 
@@ -236,8 +241,12 @@ struct ClusterNodeTests {
         let events = try await observer.take(timeout: .seconds(90)) { $0.contains { $0.revision == written.last } }
         #expect(events.map(\.revision) == written)
         #expect(events.map(\.value) == [1, 2, 3])
-        // A's own writes reach etcd through another member too.
+        // A's own writes reach etcd through another member too: B sees it
+        // (another node's write is read there once its watch brought it).
         let fromA = try await Self.acknowledged { try await clientA.set(["f.k": 4]) }
+        let seenOnB = try await onB.take(timeout: .seconds(90)) { $0.contains { $0.revision == fromA } }
+        #expect(seenOnB.map(\.revision) == [before] + written + [fromA])
+        #expect(seenOnB.map(\.value) == [0, 1, 2, 3, 4])
         #expect(try await clientB.get(["f.k"]).first?.revision == fromA)
     }
 
