@@ -288,6 +288,7 @@ let package = Package(
             dependencies: [
                 "PropdEtcd", "EtcdAPI", "EtcdTestSupport", .product(name: "GRPCCore", package: "grpc-swift-2"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ],
             swiftSettings: strictSwift6
         ),

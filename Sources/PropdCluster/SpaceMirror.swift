@@ -113,7 +113,10 @@ final class SpaceMirror: Sendable {
     /// etcd's `compacted` when it fell behind etcd's compaction.
     func follow(_ etcd: EtcdClient) async throws -> Never {
         let start = shared.withLock { $0.space.revision } + 1
-        try await etcd.watch(layout.everything, from: start, progressNotify: true) { [self] update in
+        // The node's own revisions, applied from their replies, come back
+        // on the watch too: passed over without decoding them.
+        let knownThrough = { @Sendable [self] in shared.withLock { $0.space.revision } }
+        try await etcd.watch(layout.everything, from: start, progressNotify: true, knownThrough: knownThrough) { [self] update in
             switch update {
             case .events(let events): apply(events)
             case .progress(let revision): advance(to: revision)

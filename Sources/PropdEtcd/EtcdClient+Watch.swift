@@ -31,14 +31,21 @@ extension EtcdClient {
     /// `compactRevision`: re-read the range at the current revision, then
     /// watch from there.
     ///
-    /// - Parameter progressNotify: ask etcd for a `.progress` update after
-    ///   a quiet spell (etcd's `--experimental-watch-progress-notify-interval`,
-    ///   10 minutes by default).
+    /// - Parameters:
+    ///   - progressNotify: ask etcd for a `.progress` update after a quiet
+    ///     spell (etcd's `--experimental-watch-progress-notify-interval`, 10
+    ///     minutes by default).
+    ///   - knownThrough: the revision through which the caller already has
+    ///     every change under `keys` (a mirror that applies its own
+    ///     transactions from their replies), asked on ``transactionLoop`` as
+    ///     each message arrives: a message whose events all lie at or below
+    ///     it is passed over undecoded, and the watch goes on after it.
     public func watch(
         _ keys: EtcdKeyRange,
         from startRevision: Int64,
         previousValues: Bool = false,
         progressNotify: Bool = false,
+        knownThrough: (@Sendable () -> Int64)? = nil,
         onUpdate: @escaping @Sendable (EtcdWatchUpdate) throws -> Void
     ) async throws -> Never {
         let position = WatchPosition(startRevision)
@@ -48,7 +55,7 @@ extension EtcdClient {
                 do {
                     try await watchOnce(
                         member, keys, position: position, previousValues: previousValues,
-                        progressNotify: progressNotify, onUpdate: onUpdate)
+                        progressNotify: progressNotify, knownThrough: knownThrough, onUpdate: onUpdate)
                 } catch let failed as UpdateFailed {
                     throw failed.error
                 } catch {
@@ -70,6 +77,7 @@ extension EtcdClient {
         position: WatchPosition,
         previousValues: Bool,
         progressNotify: Bool,
+        knownThrough: (@Sendable () -> Int64)?,
         onUpdate: @escaping @Sendable (EtcdWatchUpdate) throws -> Void
     ) async throws {
         var create = Etcdserverpb_WatchCreateRequest()
@@ -84,6 +92,10 @@ extension EtcdClient {
             "/etcdserverpb.Watch/Watch", request, metadata: [EtcdMember.requireLeaderEntry]
         ) { message in
             heard.heard()
+            if let knownThrough, let revision = WatchResponsePeek.eventBatchRevision(message), revision <= knownThrough() {
+                position.passOver(through: revision)
+                return
+            }
             let response = try Etcdserverpb_WatchResponse(serializedBytes: Array(message.readableBytesView))
             guard let update = try position.advance(by: response) else { return }
             do {
@@ -128,6 +140,11 @@ private final class WatchPosition: Sendable {
     init(_ start: Int64) { nextRevision = Mutex(start) }
 
     var next: Int64 { nextRevision.withLock { $0 } }
+
+    /// The caller had every revision through `revision`: resume after it.
+    func passOver(through revision: Int64) {
+        nextRevision.withLock { $0 = max($0, revision + 1) }
+    }
 
     /// Reads one response: the update to deliver, if any, and where to resume.
     func advance(by response: Etcdserverpb_WatchResponse) throws -> EtcdWatchUpdate? {

@@ -1,5 +1,6 @@
 import EtcdTestSupport
 import PropdEtcd
+import Synchronization
 import Testing
 
 extension EtcdClusterTests {
@@ -43,6 +44,27 @@ extension EtcdClusterTests {
                 #expect(events.map(\.keyValue.modRevision) == expected)
                 #expect(events.map(\.keyValue.value.count) == Array(repeating: 1_000_001, count: 6))
                 #expect(events.map(\.keyValue.value.last) == (0..<6).map { UInt8($0) })
+            }
+        }
+
+        /// A revision the watcher says it has (a node's mirror has its own
+        /// transactions from their replies) is passed over, and the watch
+        /// goes on with the next one it lacks.
+        @Test func revisionsTheWatcherAlreadyHasArePassedOver() async throws {
+            try await withCluster { _, etcd in
+                let start = try await etcd.put("/elsewhere".bytes, "0".bytes).revision
+                let known = Mutex(start)
+                let watch = WatchRecorder(etcd, .prefix("/k/".bytes), from: start + 1, knownThrough: { known.withLock { $0 } })
+                let a = try await etcd.put("/k/a".bytes, "1".bytes).revision
+                // Delivered: the watch is at etcd's newest revision, one message per revision.
+                #expect(try await watch.events(1).map(\.keyValue.modRevision) == [a])
+                known.withLock { $0 = a + 1 }
+                let b = try await etcd.put("/k/b".bytes, "2".bytes).revision
+                try #require(b == a + 1, "nothing else writes to this cluster")
+                let c = try await etcd.put("/k/c".bytes, "3".bytes).revision
+                let after = try await watch.events(1)
+                #expect(after.map(\.keyValue.key.string) == ["/k/c"])
+                #expect(after.map(\.keyValue.modRevision) == [c])
             }
         }
 

@@ -8,12 +8,15 @@ final class WatchRecorder: Sendable {
     private let continuation: AsyncStream<EtcdWatchUpdate>.Continuation
     private let task: Task<Void, any Error>
 
-    init(_ etcd: EtcdClient, _ keys: EtcdKeyRange, from revision: Int64, progressNotify: Bool = false) {
+    init(
+        _ etcd: EtcdClient, _ keys: EtcdKeyRange, from revision: Int64, progressNotify: Bool = false,
+        knownThrough: (@Sendable () -> Int64)? = nil
+    ) {
         (updates, continuation) = AsyncStream.makeStream(of: EtcdWatchUpdate.self)
         let continuation = continuation
         task = Task {
             defer { continuation.finish() }
-            try await etcd.watch(keys, from: revision, progressNotify: progressNotify) { update in
+            try await etcd.watch(keys, from: revision, progressNotify: progressNotify, knownThrough: knownThrough) { update in
                 continuation.yield(update)
             }
         }
