@@ -92,7 +92,7 @@ extension EtcdClient {
             "/etcdserverpb.Watch/Watch", request, metadata: [EtcdMember.requireLeaderEntry]
         ) { message in
             heard.heard()
-            if let knownThrough, let revision = WatchResponsePeek.eventBatchRevision(message), revision <= knownThrough() {
+            if let knownThrough, let revision = WatchResponsePeek.newestEventRevision(message), revision <= knownThrough() {
                 position.passOver(through: revision)
                 return
             }

@@ -3,33 +3,19 @@ import NIOCore
 /// What a serialized `WatchResponse` is, read from its protobuf wire format
 /// without decoding its events: a watcher that already has the revisions a
 /// message carries (a node's mirror, which applies its own transactions from
-/// their replies) passes over it at the cost of a scan of its top-level
-/// fields, instead of decoding every key and value into `Data`.
+/// their replies) passes over it at the cost of a scan of its fields,
+/// instead of decoding every key and value into `Data`.
 enum WatchResponsePeek {
-    /// The header's revision when the message is a plain batch of events —
-    /// at least one event; not a creation, cancellation, compaction,
-    /// fragment or progress answer — else nil (the message must be decoded).
-    ///
-    /// A watch response's header revision is etcd's revision when it sent the
-    /// message, at or past every event in it.
-    static func eventBatchRevision(_ message: ByteBuffer) -> Int64? {
+    /// The revision of the newest event when the message is a plain batch of
+    /// events — at least one, each with its key's `mod_revision`; not a
+    /// creation, cancellation, compaction, fragment or progress answer —
+    /// else nil (the message must be decoded).
+    static func newestEventRevision(_ message: ByteBuffer) -> Int64? {
         var reader = WireReader(message)
-        var revision: Int64?
-        var hasEvents = false
+        var newest: Int64?
         while !reader.isAtEnd {
             guard let (field, wireType) = reader.readTag() else { return nil }
             switch (field, wireType) {
-            case (1, .lengthDelimited):  // header
-                guard var header = reader.readLengthDelimited() else { return nil }
-                while !header.isAtEnd {
-                    guard let (headerField, headerWireType) = header.readTag() else { return nil }
-                    if headerField == 3, headerWireType == .varint {
-                        guard let value = header.readVarint() else { return nil }
-                        revision = Int64(bitPattern: value)
-                    } else if !header.skip(headerWireType) {
-                        return nil
-                    }
-                }
             case (2, .varint):  // watch_id: -1 answers a progress request
                 guard let id = reader.readVarint() else { return nil }
                 if Int64(bitPattern: id) == -1 { return nil }
@@ -40,13 +26,36 @@ enum WatchResponsePeek {
                 guard let compacted = reader.readVarint() else { return nil }
                 if compacted != 0 { return nil }
             case (11, .lengthDelimited):  // events
-                guard reader.readLengthDelimited() != nil else { return nil }
-                hasEvents = true
+                guard var event = reader.readLengthDelimited(), let revision = modRevision(of: &event) else { return nil }
+                newest = max(newest ?? revision, revision)
             default:
                 if !reader.skip(wireType) { return nil }
             }
         }
-        return hasEvents ? revision : nil
+        return newest
+    }
+
+    /// An `Event`'s `kv.mod_revision`.
+    private static func modRevision(of event: inout WireReader) -> Int64? {
+        var revision: Int64?
+        while !event.isAtEnd {
+            guard let (field, wireType) = event.readTag() else { return nil }
+            guard field == 2, wireType == .lengthDelimited else {  // kv
+                if !event.skip(wireType) { return nil }
+                continue
+            }
+            guard var keyValue = event.readLengthDelimited() else { return nil }
+            while !keyValue.isAtEnd {
+                guard let (kvField, kvWireType) = keyValue.readTag() else { return nil }
+                if kvField == 3, kvWireType == .varint {  // mod_revision
+                    guard let value = keyValue.readVarint() else { return nil }
+                    revision = Int64(bitPattern: value)
+                } else if !keyValue.skip(kvWireType) {
+                    return nil
+                }
+            }
+        }
+        return revision
     }
 }
 
