@@ -220,18 +220,21 @@ final class WritePipeline {
     private func sendReady() {
         var earlierUnacknowledged = false
         var afterOrdered = false
+        // The entries are read in place: copied out, each would be retained
+        // and released field by field.
         for sequence in order {
-            guard let entry = entries[sequence] else { continue }
-            switch entry.state {
+            guard let index = entries.index(forKey: sequence) else { continue }
+            let ordered = entries.values[index].ordered
+            switch entries.values[index].state {
             case .held:
-                if entry.waitingOn.isEmpty, !afterOrdered, !(entry.ordered && earlierUnacknowledged) {
-                    send(sequence, entry)
+                if entries.values[index].waitingOn.isEmpty, !afterOrdered, !(ordered && earlierUnacknowledged) {
+                    send(sequence, entries.values[index])
                 }
             case .sent: break
             case .acknowledged: continue
             }
             earlierUnacknowledged = true
-            if entry.ordered { afterOrdered = true }
+            if ordered { afterOrdered = true }
         }
     }
 
@@ -304,16 +307,17 @@ final class WritePipeline {
     /// Fills in the compares waiting for request `sequence`'s revision.
     private func resolve(_ sequence: UInt64, at revision: Int64) {
         for waiter in order {
-            guard var entry = entries[waiter], case .held = entry.state, !entry.waitingOn.isEmpty else { continue }
-            for (index, writers) in entry.waitingOn where writers.contains(sequence) {
-                entry.resolved[index] = max(entry.resolved[index] ?? 0, revision)
+            guard let position = entries.index(forKey: waiter), case .held = entries.values[position].state,
+                entries.values[position].waitingOn.values.contains(where: { $0.contains(sequence) })
+            else { continue }
+            for (index, writers) in entries.values[position].waitingOn where writers.contains(sequence) {
+                entries.values[position].resolved[index] = max(entries.values[position].resolved[index] ?? 0, revision)
                 if writers.count == 1 {
-                    entry.waitingOn[index] = nil
+                    entries.values[position].waitingOn[index] = nil
                 } else {
-                    entry.waitingOn[index]?.remove(sequence)
+                    entries.values[position].waitingOn[index]?.remove(sequence)
                 }
             }
-            entries[waiter] = entry
         }
     }
 
@@ -325,7 +329,9 @@ final class WritePipeline {
 
     private func forget(_ sequence: UInt64) {
         entries[sequence] = nil
-        if order.count > 2 * Self.maxInFlight { order.removeAll { entries[$0] == nil } }
+        // Every pass over `order` looks each sequence up: the forgotten ones
+        // go once they are as many as the live ones (amortized, one per forget).
+        if order.count > 2 * entries.count + 8 { order.removeAll { entries.index(forKey: $0) == nil } }
     }
 
     /// After a failed transaction: every held request runs again, after
