@@ -308,7 +308,7 @@ final class WritePipeline {
     private func resolve(_ sequence: UInt64, at revision: Int64) {
         for waiter in order {
             guard let position = entries.index(forKey: waiter), case .held = entries.values[position].state,
-                entries.values[position].waitingOn.values.contains(where: { $0.contains(sequence) })
+                !entries.values[position].waitingOn.isEmpty
             else { continue }
             for (index, writers) in entries.values[position].waitingOn where writers.contains(sequence) {
                 entries.values[position].resolved[index] = max(entries.values[position].resolved[index] ?? 0, revision)
