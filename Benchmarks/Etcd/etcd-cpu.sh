@@ -15,15 +15,14 @@ D=$(mktemp -d /tmp/etcd-cpu-XXXXXX)
 . "$HERE/etcd-member.sh"
 start_etcd "$D"
 C=$ETCD_PORT; E=$ETCD_PID
-trap 'kill $E 2>/dev/null; wait $E 2>/dev/null' EXIT
-ticks() { awk '{print $14+$15}' /proc/$E/stat; }
+trap 'kill $E 2>/dev/null; wait $E 2>/dev/null; rm -rf "$D"' EXIT
 HZ=$(getconf CLK_TCK)
 for r in $(seq 1 "${ROUNDS:-3}"); do
   for variant in "put grpc" "guarded grpc" "guarded gateway"; do
     set -- $variant
-    before=$(ticks)
+    before=$(cpu_ticks $E)
     out=$("$BENCH" --endpoints http://127.0.0.1:$C --shape $1 --route $2 --n-seq $N --n-conc $N_CONC --conns 16 --max-seconds 20)
-    after=$(ticks)
+    after=$(cpu_ticks $E)
     # Each run also makes 50 warm-up writes and one per connection.
     writes=$((N + N_CONC + 50 + 16))
     echo "round $r $1 $2 $out etcd_cpu_us_per_write=$(( (after - before) * 1000000 / HZ / writes ))"

@@ -1,6 +1,8 @@
 # Sourced: start_etcd DIR starts one etcd member as the shared kit starts its own
 # (lib/servers.py start_etcd), data and logs under DIR, on free loopback ports, and
 # waits until it is healthy. Sets ETCD_PID and ETCD_PORT (its client port).
+# cpu_ticks PID: the process's CPU time so far (user + system, all threads), in clock ticks.
+cpu_ticks() { awk '{print $14+$15}' "/proc/$1/stat"; }
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 start_etcd() {
   local dir=$1 peer metrics

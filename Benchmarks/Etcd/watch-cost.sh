@@ -16,7 +16,6 @@ start_etcd "$D"
 C=$ETCD_PORT; E=$ETCD_PID
 W=
 trap 'kill $W $E 2>/dev/null; wait $W $E 2>/dev/null; rm -rf "$D"' EXIT
-ticks() { awk '{print $14+$15}' "/proc/$1/stat"; }
 HZ=$(getconf CLK_TCK)
 # Each run also makes 50 warm-up writes and one per connection.
 writes=$((N + N_CONC + 50 + 16))
@@ -32,13 +31,13 @@ for r in $(seq 1 "${ROUNDS:-4}"); do
         sleep 0.05  # bounded: 5 s
       done
     fi
-    before=$(ticks $E)
+    before=$(cpu_ticks $E)
     out=$("$BENCH" --endpoints "http://127.0.0.1:$C" --shape guarded --route grpc \
       --n-seq "$N" --n-conc "$N_CONC" --conns 16 --max-seconds 20)
-    after=$(ticks $E)
+    after=$(cpu_ticks $E)
     watcher_us=0
     if [ -n "$W" ]; then
-      watcher_us=$(( $(ticks $W) * 1000000 / HZ / writes ))
+      watcher_us=$(( $(cpu_ticks $W) * 1000000 / HZ / writes ))
       kill $W; wait $W 2>/dev/null; W=
     fi
     echo "round $r watcher=$watcher $out etcd_cpu_us_per_write=$(( (after - before) * 1000000 / HZ / writes )) watcher_cpu_us_per_write=$watcher_us"
