@@ -11,11 +11,15 @@ the CPU time of every process the target started (by name: etcd, propd), of
 the client (this process) and of the whole machine (/proc/stat), and divides
 by the writes acknowledged. Rounds alternate the order. `--propd` may be
 given more than once, as NAME=PATH, to set builds side by side in the same
-rounds (each column's ratio is to etcd's put).
+rounds (each column's ratio is to etcd's put); `--floor PATH` adds the
+cluster floor (Benchmarks/Etcd/floor: the least a node does for a Set, with
+etcd's own Go client) as one more column, started by floor-on-etcd.sh; it
+too may be given more than once, as NAME=PATH.
 
   swift build -c release --product propd
   python3 Benchmarks/Etcd/cpu-per-set.py --propd .build/release/propd --rounds 5
   python3 Benchmarks/Etcd/cpu-per-set.py --propd before=/tmp/propd-a --propd after=/tmp/propd-b
+  python3 Benchmarks/Etcd/cpu-per-set.py --propd .build/release/propd --floor /tmp/cluster-floor
 """
 import argparse
 import os
@@ -48,9 +52,9 @@ def process_tree(root):
 
 
 def cpu_seconds(root):
-    """CPU seconds so far of the tree's etcd and propd processes, this client and the machine."""
+    """CPU seconds so far of the tree's etcd and node (propd or the floor) processes, this client and the machine."""
     tick = os.sysconf("SC_CLK_TCK")
-    seconds = {"etcd": 0.0, "propd": 0.0}
+    seconds = {"etcd": 0.0, "node": 0.0}
     for pid in process_tree(root):
         try:
             with open(f"/proc/{pid}/stat") as f:
@@ -59,7 +63,7 @@ def cpu_seconds(root):
             continue
         name = text[text.index("(") + 1:text.rindex(")")]
         fields = text.rsplit(")", 1)[1].split()
-        kind = "propd" if name.startswith("propd") else name
+        kind = "node" if name.startswith("propd") or name == "cluster-floor" else name
         if kind in seconds:
             seconds[kind] += (int(fields[11]) + int(fields[12])) / tick
     own = os.times()
@@ -70,9 +74,12 @@ def cpu_seconds(root):
     return seconds
 
 
-def one_run(bench, targets, args, who, builds):
+def one_run(bench, targets, args, who, builds, floors):
     if who == "etcd":
         target = targets["etcd"]("default", None, None)
+    elif who in floors:
+        command = f"env CLUSTER_FLOOR_BIN={builds[who]} bash {HERE / 'floor' / 'floor-on-etcd.sh'} {{sock}} {{dir}}"
+        target = targets["propd"]("normal", None, command)
     else:
         command = f"env PROPD_ETCD_BIN={builds[who]} bash {HERE / 'propd-on-etcd.sh'} {{sock}} {{dir}}"
         target = targets["propd"]("normal", None, command)
@@ -95,7 +102,9 @@ def one_run(bench, targets, args, who, builds):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--propd", required=True, action="append", help="a release propd, or NAME=PATH (repeatable)")
+    parser.add_argument("--propd", action="append", default=[], help="a release propd, or NAME=PATH (repeatable)")
+    parser.add_argument("--floor", action="append", default=[],
+                        help="a cluster-floor binary (Benchmarks/Etcd/floor/floor.sh builds it), or NAME=PATH (repeatable)")
     parser.add_argument("--kit", default=str(HERE.parents[2] / "shared" / "bench" / "peers"))
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--seconds", type=float, default=10)
@@ -105,6 +114,11 @@ def main():
     for given in args.propd:
         name, _, path = given.rpartition("=")
         builds[name or "propd --etcd Set"] = os.path.abspath(path)
+    floors = set()
+    for given in args.floor:
+        name, _, path = given.rpartition("=")
+        builds[name or "cluster floor"] = os.path.abspath(path)
+        floors.add(name or "cluster floor")
     sys.path.insert(0, args.kit)
     sys.path.insert(0, os.path.join(args.kit, "harness"))
     import bench
@@ -114,7 +128,7 @@ def main():
     for round in range(args.rounds):
         order = list(results) if round % 2 == 0 else list(reversed(results))
         for who in order:
-            figures = one_run(bench, TARGETS, args, who, builds)
+            figures = one_run(bench, TARGETS, args, who, builds, floors)
             results[who].append(figures)
             print(f"round {round + 1} {who}: " + ", ".join(f"{k} {v:,.1f}" for k, v in figures.items()), flush=True)
 

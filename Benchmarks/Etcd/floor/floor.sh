@@ -1,0 +1,16 @@
+#!/bin/bash
+# Builds cluster-floor with Debian's Go and etcd's client from Debian's packages (GOPATH mode:
+# golang-etcd-server-dev ships go.etcd.io/etcd/clientv3 and its dependencies under /usr/share/gocode).
+#   Benchmarks/Etcd/floor/floor.sh /tmp/cluster-floor
+set -eu
+OUT=${1:?usage: floor.sh OUTPUT}
+HERE=$(cd "$(dirname "$0")" && pwd)
+command -v go > /dev/null && [ -d /usr/share/gocode/src/go.etcd.io/etcd/clientv3 ] ||
+  sudo_apt=$( [ "$(id -u)" = 0 ] && echo "" || echo sudo ) &&
+  [ -d /usr/share/gocode/src/go.etcd.io/etcd/clientv3 ] ||
+  $sudo_apt env DEBIAN_FRONTEND=noninteractive apt-get install -y -q golang-go golang-etcd-server-dev
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+cp "$HERE/cluster_floor.go" "$WORK/"
+cd "$WORK"
+GO111MODULE=off GOPATH=/usr/share/gocode GOCACHE="$WORK/cache" go build -o "$OUT" cluster_floor.go
