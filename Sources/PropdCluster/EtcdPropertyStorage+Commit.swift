@@ -14,24 +14,31 @@ extension EtcdPropertyStorage {
     }
 
     /// Sends one transaction and learns its fate, on the writer's loop; an
-    /// outcome etcd could not tell is looked up by the transaction's id in `head`.
-    func send(_ compares: [EtcdCompare], _ operations: [EtcdOperation], number: UInt64)
+    /// outcome etcd could not tell is looked up by the transaction's id in
+    /// `marker`, the key that carries it.
+    ///
+    /// When a compare fails, the failure branch reads back the newest write
+    /// to every compared key or range, and to `head`: the newest of them is
+    /// a revision under the prefix (so the watch brings it) at or after the
+    /// change that failed the compare, or the delete whose request put
+    /// `head`. The request runs again once the mirror has it.
+    func send(_ compares: [EtcdCompare], _ operations: [EtcdOperation], marker: [UInt8], number: UInt64)
         -> EventLoopFuture<SendOutcome>
     {
         let mirror = mirror
         let outcome = writer.loop.makePromise(of: SendOutcome.self)
-        etcd.txnFuture(compares, success: operations, failure: [.range(.key(mirror.layout.head))]).whenComplete { result in
+        var readBack = compares.map { EtcdOperation.newest($0.keys) }
+        if !compares.contains(where: { $0.keys == .key(mirror.layout.head) }) {
+            readBack.append(.newest(.key(mirror.layout.head)))
+        }
+        etcd.txnFuture(compares, success: operations, failure: readBack).whenComplete { result in
             switch result {
             case .success(let result) where result.succeeded:
                 outcome.succeed(.committed(result.revision))
             case .success(let result):
-                // Every write request changes `head`: once the mirror has head's
-                // revision, it has whatever made the compare fail.
-                var head: Int64 = 0
-                if case .range(let read)? = result.results.first { head = read.keyValues.first?.modRevision ?? 0 }
-                mirror.whenDelivered(head) { outcome.succeed(.raced) }
+                mirror.whenDelivered(result.newestReadBack) { outcome.succeed(.raced) }
             case .failure(let error as EtcdError) where error.code == .outcomeUnknown:
-                outcome.completeWithTask { await self.resolve(number, after: error) }
+                outcome.completeWithTask { await self.resolve(number, marker: marker, after: error) }
             case .failure(let error):
                 outcome.succeed(.failed(StoreError(etcd: error)))
             }
@@ -39,16 +46,21 @@ extension EtcdPropertyStorage {
         return outcome.futureResult
     }
 
-    /// Whether transaction `number` was applied: read `head` (linearizable)
-    /// until etcd answers, let the mirror reach it, and look the id up. Not
+    /// Whether transaction `number` was applied: read the newest write to
+    /// `marker` and to `head` (linearizable) until etcd answers, let the
+    /// mirror reach the newer, and look the id up. Had the transaction
+    /// applied, that revision is at or after it: `marker` still has it or
+    /// a later write, or was deleted by a request that put `head`. Not
     /// applied counts as a lost race: the request runs again.
-    private func resolve(_ number: UInt64, after unknown: EtcdError) async -> SendOutcome {
+    private func resolve(_ number: UInt64, marker: [UInt8], after unknown: EtcdError) async -> SendOutcome {
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: etcd.configuration.unavailableAfter * 2)
         while true {
             do {
-                let read = try await etcd.range(.key(mirror.layout.head))
-                await mirror.wait(for: read.keyValues.first?.modRevision ?? 0)
+                let marked = try await etcd.range(.key(marker))
+                let head = try await etcd.range(.key(mirror.layout.head))
+                let newest = (marked.keyValues + head.keyValues).map(\.modRevision).max() ?? 0
+                await mirror.wait(for: newest)
                 if let revision = mirror.revision(ofTransaction: number) { return .committed(revision) }
                 return .raced
             } catch {
@@ -56,6 +68,16 @@ extension EtcdPropertyStorage {
                     return .failed(.outcomeUnknown(message: "\(unknown); then: \(error)"))
                 }
             }
+        }
+    }
+}
+
+extension EtcdTxnResult {
+    /// The newest `mod_revision` among the keys a failure branch read back (0 for none).
+    var newestReadBack: Int64 {
+        results.reduce(0) { newest, result in
+            guard case .range(let read) = result else { return newest }
+            return max(newest, read.keyValues.first?.modRevision ?? 0)
         }
     }
 }

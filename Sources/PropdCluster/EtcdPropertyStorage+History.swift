@@ -21,7 +21,7 @@ extension EtcdPropertyStorage {
     {
         if let recent = recentChanges(after: since, limit: limit) { return recent }
         let space = mirror.space
-        var changeSets = try await replay(after: since.rawValue, through: space.head)
+        var changeSets = try await replay(after: since.rawValue, through: space.newestChange)
         if let limit, changeSets.count > limit { changeSets.removeLast(changeSets.count - max(0, limit)) }
         return (changeSets, Revision(space.revision))
     }
@@ -43,7 +43,7 @@ extension EtcdPropertyStorage {
     }
 
     public func fetchHistory(of key: Key, limit: Int?, before: Revision?) async throws(StoreError) -> [Event] {
-        let through = mirror.space.head
+        let through = mirror.space.newestChange
         let changeSets = try await replayRetained(through: through)
         var events: [Event] = []
         for changeSet in changeSets.reversed() where before.map({ changeSet.revision < $0 }) ?? true {
@@ -56,7 +56,7 @@ extension EtcdPropertyStorage {
     }
 
     public func oldestCompleteRevision() throws(StoreError) -> Revision {
-        let through = mirror.space.head
+        let through = mirror.space.newestChange
         guard through > 0 else { return Revision(1) }
         do {
             _ = try blocking { () async throws(StoreError) in try await self.replay(after: 0, through: 1) }

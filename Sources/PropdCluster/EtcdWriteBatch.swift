@@ -5,12 +5,16 @@ import PropdStore
 /// One write request's view of the space: the mirror's copy at one revision
 /// plus what the request changed so far, recording every row it read.
 ///
-/// The request becomes one etcd transaction: its writes, a put of `head`,
-/// and a compare on each row it read (`mod_revision` unchanged; 0 for a row
-/// it found absent). A request that read a whole table (a pattern, every
-/// binding) compares `head` instead, which every write request changes.
-/// If any compare fails, the space changed under the request: nothing is
-/// applied, and the writer runs the request again on the newer space.
+/// The request becomes one etcd transaction: its writes, and a compare on
+/// each row it read (`mod_revision` unchanged; 0 for a row it found absent).
+/// The transaction's id rides in its first property put (``PropertyRecord``'s
+/// `transaction`); a request that deletes something or puts no property
+/// puts `head` with it instead. A request that read a whole table (a
+/// pattern, every binding) compares the table's key range instead: no key
+/// in it written since the base's revision, and no `head` put since (a
+/// delete leaves no key to compare). If any compare fails, the space changed
+/// under the request: nothing is applied, and the writer runs the request
+/// again on the newer space.
 final class EtcdWriteBatch: WriteBatchStorage {
     /// A property row the request wrote (`nil`: deleted).
     struct WrittenProperty {
@@ -31,8 +35,8 @@ final class EtcdWriteBatch: WriteBatchStorage {
 
     /// The rows read from `base`, with the `mod_revision` they had.
     private(set) var guarded: [SpaceLayout.Place: Int64] = [:]
-    /// The request read a whole table: guard with `head`.
-    private(set) var readWholeTables = false
+    /// The key ranges the request read whole (a table, or the rows a pattern's literal prefix starts).
+    private var wholeReads: [EtcdKeyRange] = []
     /// The writes, one per etcd key, in the order first made.
     private var writes: [[UInt8]: EtcdOperation] = [:]
     private var writeOrder: [[UInt8]] = []
@@ -56,26 +60,52 @@ final class EtcdWriteBatch: WriteBatchStorage {
 
         /// The compares: each row unchanged since it was read.
         var guards: [Guard]
+        /// Ranges read whole: no key in them written after ``baseRevision``.
+        var unchangedRanges: [EtcdKeyRange]
+        var baseRevision: Int64
         var operations: [EtcdOperation]
-        /// The request read a whole table: it is guarded by `head` alone
-        /// and must not overlap other requests.
-        var readWholeTables: Bool
+        /// The etcd key whose value carries the transaction's id.
+        var marker: [UInt8]
+
+        /// The request read whole ranges: it must not overlap other requests.
+        var readWholeTables: Bool { !unchangedRanges.isEmpty }
+
+        /// The compares to send, with the revisions the pending requests
+        /// this one read from were given (`resolved`, by guard index).
+        func compares(resolved: [Int: Int64]) -> [EtcdCompare] {
+            var compares = guards.enumerated().map { index, row in
+                // A row deleted by a pending request stays absent: 0.
+                let revision = row.modRevision < 0 ? resolved[index] ?? 0 : row.modRevision
+                return EtcdCompare(.key(row.key), .equal, .modRevision(revision))
+            }
+            for range in unchangedRanges {
+                compares.append(EtcdCompare(range, .less, .modRevision(baseRevision + 1)))
+            }
+            return compares
+        }
     }
 
-    /// The request as one etcd transaction that also writes `transaction`
-    /// into `head`. More than `maxOperations` compares become one compare on
-    /// `head` (stricter, never wrong); more than `maxOperations` writes are
-    /// refused with ``StoreError/limitExceeded(limit:maximum:)``: splitting
-    /// them would make one request two revisions, half-applied in between.
+    /// The request as one etcd transaction marked with `transaction`, its
+    /// id. Every compare is read back when one fails (to learn how far the
+    /// mirror must get), so at most `maxOperations - 1` of them: more
+    /// become one compare on the whole space (stricter, never wrong). More
+    /// than `maxOperations` writes are refused with
+    /// ``StoreError/limitExceeded(limit:maximum:)``: splitting them would make
+    /// one request two revisions, half-applied in between.
     func request(transaction: String, maxOperations: Int) throws(StoreError) -> Request {
         var operations = writeOrder.compactMap { writes[$0] }
-        operations.append(.put(key: layout.head, value: Array(transaction.utf8)))
+        let marker: [UInt8]
+        if let (index, key, record) = markingProperty(in: operations) {
+            var marked = record
+            marked.transaction = transaction
+            operations[index] = .put(key: key, value: marked.bytes)
+            marker = key
+        } else {
+            operations.append(.put(key: layout.head, value: Array(transaction.utf8)))
+            marker = layout.head
+        }
         guard operations.count <= maxOperations else {
             throw .limitExceeded(limit: "etcd --max-txn-ops (\(operations.count) operations)", maximum: maxOperations)
-        }
-        if readWholeTables || guarded.count >= maxOperations {
-            let head = Request.Guard(place: .head, key: layout.head, modRevision: base.head)
-            return Request(guards: [head], operations: operations, readWholeTables: true)
         }
         var guards = guarded.map { place, revision in
             Request.Guard(place: place, key: etcdKey(place), modRevision: revision)
@@ -83,7 +113,33 @@ final class EtcdWriteBatch: WriteBatchStorage {
         if guarded[.bindings] == nil {
             guards.append(Request.Guard(place: .bindings, key: layout.bindings, modRevision: base.bindingsChanged))
         }
-        return Request(guards: guards, operations: operations, readWholeTables: false)
+        var ranges = wholeReads.isEmpty ? [] : wholeReads + [.key(layout.head)]
+        if guards.count + ranges.count >= maxOperations {
+            guards = []
+            ranges = [layout.everything]
+        }
+        return Request(
+            guards: guards, unchangedRanges: ranges, baseRevision: base.revision, operations: operations, marker: marker)
+    }
+
+    /// The first property put, which carries the transaction's id, with its
+    /// record; `nil` when the request deletes something (a delete must
+    /// change `head`, which whole-range compares watch) or puts no property.
+    private func markingProperty(in operations: [EtcdOperation]) -> (Int, [UInt8], PropertyRecord)? {
+        var marking: (Int, [UInt8], PropertyRecord)?
+        for (index, operation) in operations.enumerated() {
+            switch operation {
+            case .delete:
+                return nil
+            case .put(let key, _, _) where marking == nil:
+                if case .row(.property, let property)? = layout.place(of: key), let written = properties[property] ?? nil {
+                    marking = (index, key, written.record)
+                }
+            case .put, .range, .newest:
+                break
+            }
+        }
+        return marking
     }
 
     private func etcdKey(_ place: SpaceLayout.Place) -> [UInt8] {
@@ -121,6 +177,10 @@ final class EtcdWriteBatch: WriteBatchStorage {
 
     // MARK: Reading
 
+    private func readWhole(_ range: EtcdKeyRange) {
+        if !wholeReads.contains(range) { wholeReads.append(range) }
+    }
+
     /// The property row as the request sees it, guarding it when read from the base.
     func current(_ key: Key) -> WrittenProperty? {
         if let written = properties[key] { return written }
@@ -149,7 +209,7 @@ final class EtcdWriteBatch: WriteBatchStorage {
     }
 
     func keys(matching pattern: KeyPattern) throws(StoreError) -> [Key] {
-        readWholeTables = true
+        readWhole(layout.range(.property, startingWith: pattern.literalPrefix))
         var keys = Set(base.properties.keys.filter { pattern.matches($0) })
         for (key, written) in properties where pattern.matches(key) {
             if written == nil { keys.remove(key) } else { keys.insert(key) }
@@ -172,7 +232,7 @@ final class EtcdWriteBatch: WriteBatchStorage {
     }
 
     func bindingRecords() throws(StoreError) -> [BindingRecord] {
-        readWholeTables = true
+        readWhole(layout.range(.binding))
         var records = base.bindings.keys.reduce(into: [Key: BindingRecord]()) { $0[$1] = base.bindingRecord($1) }
         for (key, written) in bindings {
             records[key] = written.map { BindingRecord(key: key, expression: $0.expression, sources: $0.sources, revision: .none) }
@@ -181,26 +241,26 @@ final class EtcdWriteBatch: WriteBatchStorage {
     }
 
     func bindingStates() throws(StoreError) -> [Key: JSONValue] {
-        readWholeTables = true
+        readWhole(layout.range(.state))
         var all = base.states.mapValues(\.value)
         for (key, written) in states { all[key] = written }
         return all
     }
 
     func expiringKeys() throws(StoreError) -> [(key: Key, expires: Int64)] {
-        readWholeTables = true
+        readWhole(layout.range(.expiry))
         var all = base.expiries.mapValues(\.value)
         for (key, written) in expiries { all[key] = written }
         return all.sorted { $0.key < $1.key }.map { (key: $0.key, expires: $0.value) }
     }
 
     func commandNames() throws(StoreError) -> [Key] {
-        readWholeTables = true
+        readWhole(layout.range(.command))
         return Set(base.commands.keys).union(commands).sorted()
     }
 
     func fileBindings() throws(StoreError) -> [Key: String] {
-        readWholeTables = true
+        readWhole(layout.range(.file))
         var all = base.files.mapValues(\.value)
         for (key, written) in files { all[key] = written }
         return all

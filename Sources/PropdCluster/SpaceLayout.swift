@@ -11,17 +11,18 @@ import PropdEtcd
 /// PREFIX f/KEY   the binding file it came from
 /// PREFIX c/KEY   a command (created once)
 /// PREFIX x/KEY   when it expires (milliseconds since the epoch)
-/// PREFIX head    written by every write request: its transaction id
+/// PREFIX head    the transaction id of the last request that deleted something or put no property
 /// PREFIX bindings  written by every request that changes a binding
 /// ```
 ///
 /// A property's revision and creation are etcd's `mod_revision` and
 /// `create_revision` of its `p/` key, so nothing stored depends on the
-/// revision a request will get. `head` changes in every write request, so a
-/// request that read a whole table (a pattern, every binding) is guarded by
-/// one compare on it. Every request compares `bindings`: a node whose
-/// engine has not seen another node's new binding yet cannot commit a write
-/// without the derived values that binding computes.
+/// revision a request will get. Any other request carries its id in its
+/// first `p/` row (``PropertyRecord``'s `transaction`): one put per request
+/// fewer for etcd. A request that read a whole table compares the table's
+/// range and `head` (``EtcdWriteBatch``). Every request compares `bindings`:
+/// a node whose engine has not seen another node's new binding yet cannot
+/// commit a write without the derived values that binding computes.
 struct SpaceLayout: Sendable {
     /// The tables, each a key range named by one letter.
     enum Table: UInt8, Sendable, CaseIterable {

@@ -23,7 +23,7 @@ final class SpaceMirror: Sendable {
         var recent: [ChangeSet] = []
         /// Changes after this revision are all in `recent`.
         var recentAfter: Int64 = 0
-        /// This node's transaction ids seen in `head`, with their revision.
+        /// This node's transaction ids seen (in `head` or a marking property row), with their revision.
         var ownTransactions: [UInt64: Int64] = [:]
         /// This node's acknowledged transactions the mirror is not at yet,
         /// by revision: each is applied once the mirror reaches the one before.
@@ -70,7 +70,7 @@ final class SpaceMirror: Sendable {
     }
 
     let layout: SpaceLayout
-    /// Identifies this node's transactions in `head` (`NODE-SEQUENCE`).
+    /// Identifies this node's transactions (`NODE-SEQUENCE`).
     let node: String
     /// How many change sets `recent` keeps.
     let recentLimit: Int
@@ -96,6 +96,8 @@ final class SpaceMirror: Sendable {
         for kv in read.keyValues {
             let event = EtcdEvent(kind: .put, keyValue: kv)
             _ = space.apply(event, layout: layout)
+            // A delete leaves no key, but its request put `head`.
+            space.newestChange = max(space.newestChange, kv.modRevision)
         }
         space.revision = read.revision
         shared.withLock { shared in
@@ -200,6 +202,7 @@ final class SpaceMirror: Sendable {
         let foreign = engineTables && own == nil
         if foreign { shared.foreignEngineChange = revision }
         shared.space.revision = revision
+        shared.space.newestChange = revision
         let changeSet = ChangeSet(revision: Revision(revision), changes: changes)
         shared.recent.append(changeSet)
         if shared.recent.count > recentLimit {
@@ -290,7 +293,7 @@ final class SpaceMirror: Sendable {
         shared.withLock { $0.ownTransactions[sequence] }
     }
 
-    /// The transaction id `head` gets for this node's `sequence`.
+    /// The transaction id of this node's `sequence`, as its marker carries it.
     func transactionID(_ sequence: UInt64) -> String { "\(node)-\(sequence)" }
 
     private func ownSequence(_ id: String) -> UInt64? {

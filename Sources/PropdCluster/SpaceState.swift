@@ -25,7 +25,10 @@ struct MirroredProperty: Sendable {
 struct SpaceState: Sendable {
     /// Every change under the prefix up to this revision is applied.
     var revision: Int64 = 0
-    /// The `mod_revision` of `head` (0 before the first write request).
+    /// The newest revision that changed something under the prefix (a
+    /// progress notification moves ``revision`` past it, not this).
+    var newestChange: Int64 = 0
+    /// The `mod_revision` of `head` (0 before the first request that put it).
     var head: Int64 = 0
     /// The `mod_revision` of `bindings` (0 before the first binding).
     var bindingsChanged: Int64 = 0
@@ -62,7 +65,8 @@ struct SpaceState: Sendable {
     }
 
     /// Applies one etcd event; returns the change it is to subscribers (if
-    /// any) and, for `head`, the transaction id it carries.
+    /// any) and the transaction id it carries (`head`, or the property row
+    /// that marks its transaction).
     mutating func apply(_ event: EtcdEvent, layout: SpaceLayout) -> (change: Change?, transaction: String?) {
         let kv = event.keyValue
         guard let place = layout.place(of: kv.key) else { return (nil, nil) }
@@ -80,11 +84,13 @@ struct SpaceState: Sendable {
                 if deleted {
                     return (properties.removeValue(forKey: key) == nil ? nil : .delete(key), nil)
                 }
-                guard let record = PropertyRecord(bytes: kv.value) else { return (nil, nil) }
+                guard var record = PropertyRecord(bytes: kv.value) else { return (nil, nil) }
+                let transaction = record.transaction
+                record.transaction = nil
                 let revision = record.silent ? (record.kept ?? Revision(kv.modRevision)) : Revision(kv.modRevision)
                 properties[key] = MirroredProperty(
                     record: record, modRevision: kv.modRevision, created: Revision(kv.createRevision), revision: revision)
-                return (record.change(of: key), nil)
+                return (record.change(of: key), transaction)
             case .binding:
                 bindings[key] = deleted ? nil : BindingValue(bytes: kv.value).map { row($0, kv) }
             case .state:
@@ -148,7 +154,7 @@ extension SpaceState {
             case .delete(let range):
                 guard let place = layout.place(of: range.key), createRevision(of: place) != nil else { return nil }
                 return EtcdEvent(kind: .delete, keyValue: EtcdKeyValue(key: range.key, value: [], modRevision: revision))
-            case .range:
+            case .range, .newest:
                 return nil
             }
         }

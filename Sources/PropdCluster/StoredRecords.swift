@@ -14,6 +14,9 @@ struct PropertyRecord: Sendable, Hashable {
     var silent = false
     /// For a silent put to an existing key: the revision of its last change.
     var kept: Revision?
+    /// The id of the transaction that wrote the record, when it is the
+    /// transaction's marker (see ``EtcdWriteBatch/request(transaction:maxOperations:)``).
+    var transaction: String?
 
     var bytes: [UInt8] {
         var object: [String: JSONValue] = [:]
@@ -21,6 +24,7 @@ struct PropertyRecord: Sendable, Hashable {
         if let error { object["e"] = .string(error) }
         if silent { object["s"] = .bool(true) }
         if let kept { object["r"] = .integer(kept.rawValue) }
+        if let transaction { object["t"] = .string(transaction) }
         return JSONValue.object(object).jsonBytes
     }
 
@@ -38,6 +42,7 @@ struct PropertyRecord: Sendable, Hashable {
         if case .string(let error)? = object["e"] { self.error = error }
         if case .bool(let silent)? = object["s"] { self.silent = silent }
         if case .integer(let kept)? = object["r"] { self.kept = Revision(kept) }
+        if case .string(let transaction)? = object["t"] { self.transaction = transaction }
     }
 
     /// The change a non-silent put of this record is.

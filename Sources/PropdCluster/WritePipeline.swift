@@ -240,15 +240,12 @@ final class WritePipeline {
 
     private func send(_ sequence: UInt64, _ entry: Entry) {
         setState(.sent, of: sequence)
-        let compares = entry.request.guards.enumerated().map { index, row in
-            // A row deleted by a pending request stays absent: 0.
-            let revision = row.modRevision < 0 ? entry.resolved[index] ?? 0 : row.modRevision
-            return EtcdCompare(.key(row.key), .equal, .modRevision(revision))
-        }
+        let compares = entry.request.compares(resolved: entry.resolved)
         let operations = entry.request.operations
         let (answer, changes) = (entry.answer, entry.changes)
         let storage = storage
-        storage.send(compares, operations, number: sequence).assumeIsolated().whenSuccess { [self] outcome in
+        storage.send(compares, operations, marker: entry.request.marker, number: sequence).assumeIsolated().whenSuccess {
+            [self] outcome in
             if case .committed(let revision) = outcome {
                 storage.mirror.applyOwn(operations, at: revision)
                 storage.mirror.whenDelivered(revision) {

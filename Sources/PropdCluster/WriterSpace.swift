@@ -108,7 +108,7 @@ struct WriterSpace {
         switch operation {
         case .put(let key, _, _): layout.place(of: key)
         case .delete(let range): layout.place(of: range.key)
-        case .range: nil
+        case .range, .newest: nil
         }
     }
 
@@ -123,7 +123,7 @@ struct WriterSpace {
         case .delete(let range):
             _ = space.apply(EtcdEvent(kind: .delete, keyValue: EtcdKeyValue(
                 key: range.key, value: [], modRevision: placeholder)), layout: layout)
-        case .range:
+        case .range, .newest:
             break
         }
     }

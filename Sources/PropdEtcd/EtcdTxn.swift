@@ -64,11 +64,18 @@ public struct EtcdCompare: Sendable, Hashable {
 /// One operation of a transaction's success or failure branch.
 public enum EtcdOperation: Sendable, Hashable {
     case range(EtcdKeyRange)
+    /// The key of the range written last, without its value: its
+    /// `mod_revision` is the newest write to the range that still stands
+    /// (no key when the range is empty). Answered as a ``EtcdTxnResult/OperationResult/range(_:)``.
+    case newest(EtcdKeyRange)
     case put(key: [UInt8], value: [UInt8], lease: Int64 = 0)
     case delete(EtcdKeyRange)
 
     var isWrite: Bool {
-        if case .range = self { false } else { true }
+        switch self {
+        case .range, .newest: false
+        case .put, .delete: true
+        }
     }
 
     var message: Etcdserverpb_RequestOp {
@@ -76,6 +83,12 @@ public enum EtcdOperation: Sendable, Hashable {
         switch self {
         case .range(let keys):
             op.requestRange = EtcdRequests.range(keys, revision: 0, limit: 0)
+        case .newest(let keys):
+            var range = EtcdRequests.range(keys, revision: 0, limit: 1)
+            range.sortTarget = .mod
+            range.sortOrder = .descend
+            range.keysOnly = true
+            op.requestRange = range
         case .put(let key, let value, let lease):
             op.requestPut = EtcdRequests.put(key, value, lease: lease, returnPrevious: false)
         case .delete(let keys):

@@ -91,22 +91,23 @@ struct ClusterStorageTests {
         }
     }
 
-    /// etcd takes at most 128 operations per transaction (`--max-txn-ops`);
-    /// a request always writes `head` too. A request needing more is
-    /// refused by name, not split: split, it would be two revisions with the
-    /// space half-written in between.
+    /// etcd takes at most 128 operations per transaction (`--max-txn-ops`):
+    /// 128 property puts fit (the first carries the transaction's id, no
+    /// `head`), and their 129 compares become one on the whole space. A
+    /// request needing more is refused by name, not split: split, it would be
+    /// two revisions with the space half-written in between.
     @Test func aRequestOverEtcdsOperationLimitIsRefusedByNameAndAppliesNothing() async throws {
         try await withNodes(1) { _, nodes in
             let node = nodes[0]
-            let fits = try (0..<127).map { try Key("bulk.fits.\($0)") }
+            let fits = try (0..<128).map { try Key("bulk.fits.\($0)") }
             let committed = try await node.write { transaction in
                 for key in fits { try transaction.set(key, 1) }
             }
-            #expect(committed.changeSet.changes.count == 127)
+            #expect(committed.changeSet.changes.count == 128)
             #expect(try node.get(fits).properties.allSatisfy { $0?.revision == committed.revision })
 
             let before = node.revision
-            let tooMany = try (0..<128).map { try Key("bulk.over.\($0)") }
+            let tooMany = try (0..<129).map { try Key("bulk.over.\($0)") }
             let error = await #expect(throws: StoreError.self) {
                 try await node.write { transaction in
                     for key in tooMany { try transaction.set(key, 1) }
@@ -118,7 +119,7 @@ struct ClusterStorageTests {
             }
             #expect(limit.contains("--max-txn-ops") && maximum == 128)
             #expect(try node.list(pattern: KeyPattern("bulk.over.**")).properties.isEmpty)
-            #expect(try node.keyCount() == 127)
+            #expect(try node.keyCount() == 128)
             #expect(node.revision == before)
         }
     }

@@ -11,6 +11,7 @@ import Synchronization
 /// // propd --etcd proxy.clientURL ...
 /// proxy.cut()       // the node's watch and requests fail
 /// proxy.restore()   // the node connects again
+/// proxy.holdReplies()  // requests reach etcd, nothing comes back (until cut)
 /// proxy.stop()      // its threads hold it until stopped
 /// ```
 public final class LoopbackProxy: Sendable {
@@ -21,6 +22,8 @@ public final class LoopbackProxy: Sendable {
     private struct State {
         var isCut = false
         var isStopped = false
+        /// What the member sends is dropped: a request applies, its reply is lost.
+        var holdsReplies = false
         /// Both ends of every forwarded connection.
         var sockets: Set<Int32> = []
     }
@@ -64,9 +67,18 @@ public final class LoopbackProxy: Sendable {
         for socket in sockets { shutdown(socket, Int32(SHUT_RDWR)) }
     }
 
-    /// Forwards new connections again.
+    /// Forwards new connections again, both ways.
     public func restore() {
-        state.withLock { $0.isCut = false }
+        state.withLock { state in
+            state.isCut = false
+            state.holdsReplies = false
+        }
+    }
+
+    /// Drops whatever the member sends from now on, on every connection:
+    /// requests still reach it and apply, their replies never arrive.
+    public func holdReplies() {
+        state.withLock { $0.holdsReplies = true }
     }
 
     /// Cuts every connection and stops listening.
@@ -93,8 +105,8 @@ public final class LoopbackProxy: Sendable {
             if refused { close(client); continue }
             guard let server = connectToTarget() else { close(client); continue }
             state.withLock { _ = $0.sockets.insert(client); _ = $0.sockets.insert(server) }
-            Thread { [self] in pump(from: client, to: server) }.start()
-            Thread { [self] in pump(from: server, to: client) }.start()
+            Thread { [self] in pump(from: client, to: server, replies: false) }.start()
+            Thread { [self] in pump(from: server, to: client, replies: true) }.start()
         }
         close(listener)
     }
@@ -115,12 +127,14 @@ public final class LoopbackProxy: Sendable {
 
     /// Copies bytes one way until either end closes, then shuts both down;
     /// the second of the two pumps of a connection closes its sockets.
-    private func pump(from source: Int32, to sink: Int32) {
+    /// `replies`: the member-to-client direction, which ``holdReplies()`` drops.
+    private func pump(from source: Int32, to sink: Int32, replies: Bool) {
         var buffer = [UInt8](repeating: 0, count: 64 << 10)
         copying: while true {
             let count = buffer.withUnsafeMutableBytes { read(source, $0.baseAddress, $0.count) }
             if count < 0 && errno == EINTR { continue }
             guard count > 0 else { break }
+            if replies, state.withLock({ $0.holdsReplies }) { continue }
             var sent = 0
             while sent < count {
                 let written = buffer.withUnsafeBytes { write(sink, $0.baseAddress.map { $0 + sent }, count - sent) }
