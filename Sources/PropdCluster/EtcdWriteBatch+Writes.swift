@@ -114,7 +114,7 @@ extension EtcdWriteBatch {
 
     private func write(_ key: Key, _ property: WrittenProperty) {
         properties[key] = .some(property)
-        put(.property, key, property.record.bytes)
+        putProperty(key)
     }
 
     private func writeDeletion(_ key: Key) {

@@ -40,6 +40,9 @@ final class EtcdWriteBatch: WriteBatchStorage {
     /// The writes, one per etcd key, in the order first made.
     private var writes: [[UInt8]: EtcdOperation] = [:]
     private var writeOrder: [[UInt8]] = []
+    /// The property each `p/` key put stands for: its record is encoded
+    /// once, when the transaction is made (``properties`` has the last).
+    private var propertyRows: [[UInt8]: Key] = [:]
 
     init(layout: SpaceLayout, base: SpaceState) {
         self.layout = layout
@@ -93,16 +96,27 @@ final class EtcdWriteBatch: WriteBatchStorage {
     /// ``StoreError/limitExceeded(limit:maximum:)``: splitting them would make
     /// one request two revisions, half-applied in between.
     func request(transaction: String, maxOperations: Int) throws(StoreError) -> Request {
-        var operations = writeOrder.compactMap { writes[$0] }
-        let marker: [UInt8]
-        if let (index, key, record) = markingProperty(in: operations) {
-            var marked = record
-            marked.transaction = transaction
-            operations[index] = .put(key: key, value: marked.bytes)
-            marker = key
-        } else {
+        // A request that deletes puts `head`, which whole-range compares watch.
+        let marksRow = !writes.values.contains { if case .delete = $0 { true } else { false } }
+        var marker: [UInt8]?
+        var operations: [EtcdOperation] = []
+        operations.reserveCapacity(writeOrder.count + 1)
+        for etcdKey in writeOrder {
+            guard let operation = writes[etcdKey] else { continue }
+            guard case .put = operation, let property = propertyRows[etcdKey], let written = properties[property] ?? nil
+            else {
+                operations.append(operation)
+                continue
+            }
+            var record = written.record
+            if marksRow, marker == nil {
+                record.transaction = transaction
+                marker = etcdKey
+            }
+            operations.append(.put(key: etcdKey, value: record.bytes))
+        }
+        if marker == nil {
             operations.append(.put(key: layout.head, value: Array(transaction.utf8)))
-            marker = layout.head
         }
         guard operations.count <= maxOperations else {
             throw .limitExceeded(limit: "etcd --max-txn-ops (\(operations.count) operations)", maximum: maxOperations)
@@ -119,27 +133,8 @@ final class EtcdWriteBatch: WriteBatchStorage {
             ranges = [layout.everything]
         }
         return Request(
-            guards: guards, unchangedRanges: ranges, baseRevision: base.revision, operations: operations, marker: marker)
-    }
-
-    /// The first property put, which carries the transaction's id, with its
-    /// record; `nil` when the request deletes something (a delete must
-    /// change `head`, which whole-range compares watch) or puts no property.
-    private func markingProperty(in operations: [EtcdOperation]) -> (Int, [UInt8], PropertyRecord)? {
-        var marking: (Int, [UInt8], PropertyRecord)?
-        for (index, operation) in operations.enumerated() {
-            switch operation {
-            case .delete:
-                return nil
-            case .put(let key, _, _) where marking == nil:
-                if case .row(.property, let property)? = layout.place(of: key), let written = properties[property] ?? nil {
-                    marking = (index, key, written.record)
-                }
-            case .put, .range, .newest:
-                break
-            }
-        }
-        return marking
+            guards: guards, unchangedRanges: ranges, baseRevision: base.revision, operations: operations,
+            marker: marker ?? layout.head)
     }
 
     private func etcdKey(_ place: SpaceLayout.Place) -> [UInt8] {
@@ -153,6 +148,13 @@ final class EtcdWriteBatch: WriteBatchStorage {
     func guardRow(_ table: SpaceLayout.Table, _ key: Key) {
         let place = SpaceLayout.Place.row(table, key)
         if guarded[place] == nil { guarded[place] = base.modRevision(of: place) }
+    }
+
+    /// A property row's put, its record encoded when the transaction is made.
+    func putProperty(_ key: Key) {
+        let etcdKey = layout.key(.property, key)
+        propertyRows[etcdKey] = key
+        record(etcdKey, .put(key: etcdKey, value: []))
     }
 
     func put(_ table: SpaceLayout.Table, _ key: Key, _ value: [UInt8]) {

@@ -18,14 +18,37 @@ struct PropertyRecord: Sendable, Hashable {
     /// transaction's marker (see ``EtcdWriteBatch/request(transaction:maxOperations:)``).
     var transaction: String?
 
+    /// The record as its key holds it: a JSON object, its members in
+    /// sorted order (as ``JSONValue`` writes objects), written directly.
     var bytes: [UInt8] {
-        var object: [String: JSONValue] = [:]
-        if let value { object["v"] = value }
-        if let error { object["e"] = .string(error) }
-        if silent { object["s"] = .bool(true) }
-        if let kept { object["r"] = .integer(kept.rawValue) }
-        if let transaction { object["t"] = .string(transaction) }
-        return JSONValue.object(object).jsonBytes
+        var out: [UInt8] = [UInt8(ascii: "{")]
+        out.reserveCapacity(48)
+        func member(_ name: UInt8) {
+            if out.count > 1 { out.append(UInt8(ascii: ",")) }
+            out += [UInt8(ascii: "\""), name, UInt8(ascii: "\""), UInt8(ascii: ":")]
+        }
+        if let error {
+            member(UInt8(ascii: "e"))
+            JSONValue.string(error).encode(into: &out)
+        }
+        if let kept {
+            member(UInt8(ascii: "r"))
+            out += String(kept.rawValue).utf8
+        }
+        if silent {
+            member(UInt8(ascii: "s"))
+            out += "true".utf8
+        }
+        if let transaction {
+            member(UInt8(ascii: "t"))
+            JSONValue.string(transaction).encode(into: &out)
+        }
+        if let value {
+            member(UInt8(ascii: "v"))
+            value.encode(into: &out)
+        }
+        out.append(UInt8(ascii: "}"))
+        return out
     }
 
     init(value: JSONValue?, error: String? = nil, silent: Bool = false, kept: Revision? = nil) {
