@@ -2,8 +2,10 @@
 # Builds of propd --etcd side by side with etcd's own put/watch, through the shared kit's harness,
 # interleaved (the order reversed every other round): per round etcd (seq, conc, notify), then per
 # build seq, conc and notify on one node (propd-on-etcd.sh) and notify with the subscriber on another
-# node (cross-node-notify.py; its variant NAME-cross).
+# node (cross-node-notify.py; its variant NAME-cross). floor=PATH adds the cluster floor
+# (Benchmarks/Etcd/floor, built by floor.sh): seq and conc only, as it serves no Subscribe.
 #   Benchmarks/Etcd/kit-side-by-side.sh 5 before=/tmp/propd-old after=.build/release/propd
+#   Benchmarks/Etcd/kit-side-by-side.sh 5 propd=.build/release/propd floor=/tmp/cluster-floor
 #   python3 Benchmarks/Etcd/side-by-side-report.py ../shared/bench/peers/results/side-by-side.jsonl
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -21,6 +23,10 @@ for r in $(seq 1 "$ROUNDS"); do
     echo "$(date -u +%T) round $r ${who%%=*} load=$(cut -d' ' -f1 /proc/loadavg)"
     if [ "$who" = etcd ]; then
       timeout 300 python3 harness/bench.py --out $OUT --target etcd $T --tests seq,conc,notify > /dev/null
+    elif [ "${who%%=*}" = floor ]; then
+      export CLUSTER_FLOOR_BIN=${who#*=}
+      timeout 300 python3 harness/bench.py --out $OUT --target propd --variant floor \
+        --server-cmd "bash $HERE/floor/floor-on-etcd.sh {sock} {dir}" $T --tests seq,conc > /dev/null
     else
       name=${who%%=*}
       export PROPD_ETCD_BIN=${who#*=}

@@ -16,7 +16,12 @@ struct LostReplyTests {
         let cluster = try EtcdCluster(members: 1)
         let proxy = try LoopbackProxy(to: cluster.members[0].clientPort)
         defer { proxy.stop() }
-        let throughProxy = try EtcdClient(.init(endpoints: [EtcdEndpoint(proxy.clientURL)]))
+        // Generous bounds: on a machine loaded by the whole suite, a slow
+        // answer must not pass for the lost one under test.
+        var configuration = EtcdClient.Configuration(endpoints: [try EtcdEndpoint(proxy.clientURL)])
+        configuration.requestTimeout = .seconds(30)
+        configuration.unavailableAfter = .seconds(30)
+        let throughProxy = try EtcdClient(configuration)
         let direct = try EtcdClient(.init(endpoints: [EtcdEndpoint(cluster.clientURLs[0])]))
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await throughProxy.run() }
@@ -45,7 +50,7 @@ struct LostReplyTests {
             proxy.cut()
             proxy.restore()
 
-            let acknowledged = try await withDeadline(.seconds(60), waitingFor: "the write's outcome") { try await write.value }
+            let acknowledged = try await withDeadline(.seconds(120), waitingFor: "the write's outcome") { try await write.value }
             #expect(acknowledged.rawValue == revision, "acknowledged at the revision etcd gave it")
             await node.wait(for: acknowledged)
             #expect(try node.value("lost.reply") == 42)
