@@ -61,15 +61,17 @@ extension EtcdClient {
     public func txnFuture(
         _ compares: [EtcdCompare], success: [EtcdOperation], failure: [EtcdOperation] = []
     ) -> EventLoopFuture<EtcdTxnResult> {
-        let (request, replay) = Self.txnRequest(compares, success: success, failure: failure)
+        // Written and read directly (`TxnWire`): the route of every write request.
+        let request = TxnWire.request(compares, success: success, failure: failure)
+        let replay = Self.replay(success, failure)
         let member = memberOrder()[0]
         let result = transactionLoop.makePromise(of: EtcdTxnResult.self)
         member.loopConnection.call(
-            "/etcdserverpb.KV/Txn", request, metadata: [EtcdMember.requireLeaderEntry], as: Etcdserverpb_TxnResponse.self
-        ).whenComplete { reply in
+            "/etcdserverpb.KV/Txn", message: request, metadata: [EtcdMember.requireLeaderEntry]
+        ).flatMapThrowing { reply throws(MalformedProtobuf) in try TxnWire.result(reply) }.whenComplete { reply in
             switch reply {
             case .success(let response):
-                result.succeed(EtcdTxnResult(response))
+                result.succeed(response)
             case .failure(let error):
                 do {
                     _ = try self.nextMember(after: error, on: member, replay)
@@ -89,7 +91,11 @@ extension EtcdClient {
         request.compare = compares.map(\.message)
         request.success = success.map(\.message)
         request.failure = failure.map(\.message)
-        let writes = success.contains(where: \.isWrite) || failure.contains(where: \.isWrite)
-        return (request, writes ? .unsafe : .safe)
+        return (request, replay(success, failure))
+    }
+
+    /// A transaction that writes is not sent again once it may have applied.
+    private static func replay(_ success: [EtcdOperation], _ failure: [EtcdOperation]) -> EtcdReplay {
+        success.contains(where: \.isWrite) || failure.contains(where: \.isWrite) ? .unsafe : .safe
     }
 }

@@ -113,6 +113,12 @@ public struct EtcdTxnResult: Sendable, Hashable {
     public var revision: Int64
     public var results: [OperationResult]
 
+    init(succeeded: Bool, revision: Int64, results: [OperationResult]) {
+        self.succeeded = succeeded
+        self.revision = revision
+        self.results = results
+    }
+
     init(_ response: Etcdserverpb_TxnResponse) {
         succeeded = response.succeeded
         revision = response.header.revision

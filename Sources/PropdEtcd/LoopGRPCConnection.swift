@@ -56,9 +56,16 @@ final class LoopGRPCConnection: Sendable {
         } catch {
             return loop.makeFailedFuture(error)
         }
+        return call(method, message: message, metadata: metadata).flatMapThrowing {
+            try Response(serializedBytes: Array($0.readableBytesView))
+        }
+    }
+
+    /// Calls `method` with `message`, a request already serialized; the
+    /// reply's one message, undecoded. Completes on ``loop``.
+    func call(_ method: String, message: [UInt8], metadata: [(String, String)]) -> EventLoopFuture<ByteBuffer> {
         let headers = requestHeaders(method, metadata: metadata)
-        let reply = loop.inEventLoop ? send(headers, message) : loop.flatSubmit { self.send(headers, message) }
-        return reply.flatMapThrowing { try Response(serializedBytes: Array($0.readableBytesView)) }
+        return loop.inEventLoop ? send(headers, message) : loop.flatSubmit { self.send(headers, message) }
     }
 
     /// Opens a stream call of `method` with its first request: each reply
