@@ -55,22 +55,21 @@ extension EtcdCompare {
             case .notEqual: 3
             }
         out.varint(field: 1, result)
+        // CompareTarget VERSION, CREATE, MOD, VALUE, and the oneof member each compares.
+        let (kind, field): (UInt64, Int) =
+            switch target {
+            case .version: (0, 4)
+            case .createRevision: (1, 5)
+            case .modRevision: (2, 6)
+            case .value: (3, 7)
+            }
+        out.varint(field: 2, kind)
+        out.bytes(field: 3, keys.key)
         switch target {
-        case .version(let version):
-            out.bytes(field: 3, keys.key)
-            out.int64(field: 4, version, always: true)
-        case .createRevision(let revision):
-            out.varint(field: 2, 1)
-            out.bytes(field: 3, keys.key)
-            out.int64(field: 5, revision, always: true)
-        case .modRevision(let revision):
-            out.varint(field: 2, 2)
-            out.bytes(field: 3, keys.key)
-            out.int64(field: 6, revision, always: true)
+        case .version(let number), .createRevision(let number), .modRevision(let number):
+            out.int64(field: field, number, always: true)
         case .value(let value):
-            out.varint(field: 2, 3)
-            out.bytes(field: 3, keys.key)
-            out.bytes(field: 7, value, always: true)
+            out.bytes(field: field, value, always: true)
         }
         out.bytes(field: 64, keys.rangeEnd)
     }
