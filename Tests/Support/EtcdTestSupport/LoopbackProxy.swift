@@ -11,7 +11,7 @@ import Synchronization
 /// // propd --etcd proxy.clientURL ...
 /// proxy.cut()       // the node's watch and requests fail
 /// proxy.restore()   // the node connects again
-/// proxy.holdReplies()  // requests reach etcd, nothing comes back (until cut)
+/// proxy.holdReplies()  // requests reach etcd, nothing comes back (until restore)
 /// proxy.stop()      // its threads hold it until stopped
 /// ```
 public final class LoopbackProxy: Sendable {
