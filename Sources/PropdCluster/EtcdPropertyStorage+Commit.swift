@@ -27,10 +27,9 @@ extension EtcdPropertyStorage {
     {
         let mirror = mirror
         let outcome = writer.loop.makePromise(of: SendOutcome.self)
+        let head = EtcdKeyRange.key(mirror.layout.head)
         var readBack = compares.map { EtcdOperation.newest($0.keys) }
-        if !compares.contains(where: { $0.keys == .key(mirror.layout.head) }) {
-            readBack.append(.newest(.key(mirror.layout.head)))
-        }
+        if !compares.contains(where: { $0.keys == head }) { readBack.append(.newest(head)) }
         etcd.txnFuture(compares, success: operations, failure: readBack).whenComplete { result in
             switch result {
             case .success(let result) where result.succeeded:

@@ -66,10 +66,11 @@ struct ProtobufWriter {
 
 /// Bytes that are not a well-formed protobuf message.
 struct MalformedProtobuf: Error, CustomStringConvertible {
-    var description: String { "the etcd member's reply is not a well-formed protobuf message" }
+    var description: String { "the etcd member's message is not well-formed protobuf" }
 }
 
-/// Reads protobuf's wire format, field by field.
+/// Reads protobuf's wire format, field by field: ``TxnWire``'s replies and
+/// ``WatchResponsePeek``'s scan of a watch message.
 struct ProtobufReader {
     enum Field {
         case varint(Int, UInt64)

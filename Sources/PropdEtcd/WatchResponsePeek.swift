@@ -11,97 +11,40 @@ enum WatchResponsePeek {
     /// creation, cancellation, compaction, fragment or progress answer —
     /// else nil (the message must be decoded).
     static func newestEventRevision(_ message: ByteBuffer) -> Int64? {
-        var reader = WireReader(message)
+        // A truncated or malformed message is left to swift-protobuf's decoder to report.
+        try? newestEventRevision(reading: ProtobufReader(message))
+    }
+
+    private static func newestEventRevision(reading message: ProtobufReader) throws(MalformedProtobuf) -> Int64? {
+        var reader = message
         var newest: Int64?
-        while !reader.isAtEnd {
-            guard let (field, wireType) = reader.readTag() else { return nil }
-            switch (field, wireType) {
-            case (2, .varint):  // watch_id: -1 answers a progress request
-                guard let id = reader.readVarint() else { return nil }
+        while let field = try reader.nextField() {
+            switch field {
+            case .varint(2, let id):  // watch_id: -1 answers a progress request
                 if Int64(bitPattern: id) == -1 { return nil }
-            case (3, .varint), (4, .varint), (7, .varint):  // created, canceled, fragment
-                guard let flag = reader.readVarint() else { return nil }
+            case .varint(3, let flag), .varint(4, let flag), .varint(7, let flag):  // created, canceled, fragment
                 if flag != 0 { return nil }
-            case (5, .varint):  // compact_revision
-                guard let compacted = reader.readVarint() else { return nil }
+            case .varint(5, let compacted):  // compact_revision
                 if compacted != 0 { return nil }
-            case (11, .lengthDelimited):  // events
-                guard var event = reader.readLengthDelimited(), let revision = modRevision(of: &event) else { return nil }
+            case .lengthDelimited(11, var event):  // events
+                guard let revision = try modRevision(of: &event) else { return nil }
                 newest = max(newest ?? revision, revision)
             default:
-                if !reader.skip(wireType) { return nil }
+                break
             }
         }
         return newest
     }
 
     /// An `Event`'s `kv.mod_revision`.
-    private static func modRevision(of event: inout WireReader) -> Int64? {
+    private static func modRevision(of event: inout ProtobufReader) throws(MalformedProtobuf) -> Int64? {
         var revision: Int64?
-        while !event.isAtEnd {
-            guard let (field, wireType) = event.readTag() else { return nil }
-            guard field == 2, wireType == .lengthDelimited else {  // kv
-                if !event.skip(wireType) { return nil }
-                continue
-            }
-            guard var keyValue = event.readLengthDelimited() else { return nil }
-            while !keyValue.isAtEnd {
-                guard let (kvField, kvWireType) = keyValue.readTag() else { return nil }
-                if kvField == 3, kvWireType == .varint {  // mod_revision
-                    guard let value = keyValue.readVarint() else { return nil }
-                    revision = Int64(bitPattern: value)
-                } else if !keyValue.skip(kvWireType) {
-                    return nil
-                }
+        while let field = try event.nextField() {
+            guard case .lengthDelimited(2, var keyValue) = field else { continue }  // kv
+            while let kvField = try keyValue.nextField() {
+                if case .varint(3, let value) = kvField { revision = Int64(bitPattern: value) }  // mod_revision
             }
         }
         return revision
-    }
-}
-
-/// Reads protobuf's wire format from a buffer; every read returns nil (or
-/// false) on a truncated or malformed message, which the caller then leaves
-/// to swift-protobuf's decoder to report.
-private struct WireReader {
-    enum WireType: UInt64 {
-        case varint = 0, fixed64 = 1, lengthDelimited = 2, fixed32 = 5
-    }
-
-    private var buffer: ByteBuffer
-
-    init(_ buffer: ByteBuffer) { self.buffer = buffer }
-
-    var isAtEnd: Bool { buffer.readableBytes == 0 }
-
-    mutating func readVarint() -> UInt64? {
-        var value: UInt64 = 0
-        for shift in stride(from: UInt64(0), to: 64, by: 7) {
-            guard let byte: UInt8 = buffer.readInteger() else { return nil }
-            value |= UInt64(byte & 0x7F) << shift
-            if byte & 0x80 == 0 { return value }
-        }
-        return nil
-    }
-
-    mutating func readTag() -> (field: UInt64, wireType: WireType)? {
-        guard let tag = readVarint(), let wireType = WireType(rawValue: tag & 7) else { return nil }
-        return (tag >> 3, wireType)
-    }
-
-    /// The field's bytes as a reader of their own.
-    mutating func readLengthDelimited() -> WireReader? {
-        guard let length = readVarint(), length <= buffer.readableBytes,
-            let slice = buffer.readSlice(length: Int(length))
-        else { return nil }
-        return WireReader(slice)
-    }
-
-    mutating func skip(_ wireType: WireType) -> Bool {
-        switch wireType {
-        case .varint: return readVarint() != nil
-        case .fixed64: return buffer.readSlice(length: 8) != nil
-        case .fixed32: return buffer.readSlice(length: 4) != nil
-        case .lengthDelimited: return readLengthDelimited() != nil
-        }
     }
 }
