@@ -251,7 +251,6 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
                 .product(name: "NIOHPACK", package: "swift-nio-http2"),
             ],
             swiftSettings: strictSwift6
@@ -288,6 +287,10 @@ let package = Package(
             dependencies: [
                 "PropdEtcd", "EtcdAPI", "EtcdTestSupport", .product(name: "GRPCCore", package: "grpc-swift-2"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                // swift-nio-http2's server: the independent peer of HTTP2ClientSession's tests.
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOHPACK", package: "swift-nio-http2"),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ],
             swiftSettings: strictSwift6

@@ -2,39 +2,35 @@ import Foundation
 import GRPCCore
 import NIOCore
 import NIOHPACK
-import NIOHTTP2
 
-/// gRPC calls on the streams of one HTTP/2 connection, handled as frames: a
-/// call is a stream ID and an entry in a table. A unary call's request is
-/// one HEADERS and one DATA frame, its reply collected from the frames that
-/// carry its stream ID; a stream call (a watch) sends more requests as its
-/// caller asks and hands each reply message to its caller as it arrives.
-/// It sits behind a ``NIOHTTP2Handler`` built without a stream multiplexer,
-/// on the connection's event loop.
+/// gRPC calls on the streams of one HTTP/2 connection, the whole of the
+/// connection's pipeline: a call is a stream ID and an entry in a table. A
+/// unary call's request is one HEADERS and one DATA frame, its reply
+/// collected from the frames that carry its stream ID; a stream call (a
+/// watch) sends more requests as its caller asks and hands each reply
+/// message to its caller as it arrives. The frames are read and written by
+/// an ``HTTP2ClientSession``, on the connection's event loop.
 ///
-/// Why not swift-nio-http2's multiplexer: it makes, activates and closes a
-/// child channel with its own pipeline for every stream, on the loop that
-/// sends propd's transactions; with this handler and the shared writes below,
-/// a cluster Set costs propd about a fifth less CPU (BENCHMARKS.md, "The
-/// cluster"). It does what the multiplexer did for the calls: it numbers the
-/// streams, gives back the flow-control windows of the replies it reads, and
-/// ends a call whose stream closed without a status.
+/// Why not swift-nio-http2's handler and multiplexer: the multiplexer makes,
+/// activates and closes a child channel with its own pipeline for every
+/// stream, and the handler passes each frame down the pipeline as a value of
+/// its own, on the loop that sends propd's transactions (BENCHMARKS.md, "The
+/// cluster"). This handler ends a call on its trailers, on its stream's
+/// reset, on a GOAWAY that did not take it, or when its stream closed
+/// without a status.
 ///
 /// The calls that start in one turn of the loop share one socket write: those
 /// started while the connection's replies are being read (a reply that lets
 /// the next transaction go) are flushed when the read ends, the others by a
 /// task queued behind the loop's tasks of that turn.
 final class GRPCCallMultiplexer: ChannelDuplexHandler {
-    typealias InboundIn = HTTP2Frame
+    typealias InboundIn = ByteBuffer
     typealias OutboundIn = Never
-    typealias OutboundOut = HTTP2Frame
+    typealias OutboundOut = ByteBuffer
 
-    /// The stream window this client advertises; a reply larger than it
-    /// flows on as the window is given back.
-    static let streamWindow = 1 << 20
-    /// The window the peer starts each connection with (RFC 9113 §6.9.2),
-    /// given back in steps of half of it.
-    private static let connectionWindow = 65_535
+    /// The window this client gives each stream and the connection; a
+    /// reply larger than it flows on as the window is given back.
+    static let receiveWindow = 1 << 20
 
     /// A call that never left: ``EtcdFailure`` reads grpc-swift's message for
     /// it as not applied, so the call may go to another member.
@@ -51,8 +47,6 @@ final class GRPCCallMultiplexer: ChannelDuplexHandler {
         /// The reply's bytes so far (gRPC length-prefixed messages); a
         /// stream call's holds at most the start of its next message.
         var body: ByteBuffer?
-        /// DATA bytes read on the stream and not yet given back to its window.
-        var unreturnedBytes = 0
         /// A stream call's: each reply message, on the loop, as it arrives;
         /// what it throws ends the call.
         var onMessage: ((ByteBuffer) throws -> Void)?
@@ -61,18 +55,19 @@ final class GRPCCallMultiplexer: ChannelDuplexHandler {
     private let eventLoop: any EventLoop
     private let timeout: TimeAmount
     private var context: ChannelHandlerContext?
-    private var calls: [HTTP2StreamID: Call] = [:]
-    private var nextStreamID = HTTP2StreamID(1)
+    private var session: HTTP2ClientSession?
+    /// The frames written since the last flush.
+    private var outbound = ByteBuffer()
+    private var calls: [UInt32: Call] = [:]
+    private var nextStreamID: UInt32 = 1
     private var deadlineTimer: Scheduled<Void>?
-    /// DATA bytes read on the connection and not yet given back to its window.
-    private var unreturnedConnectionBytes = 0
     private var reading = false
     private var flushWhenReadEnds = false
     private var flushQueued = false
-    /// Frames of calls that started before the connection was active: NIO
-    /// completes a connect before its `channelActive`, which sends the
-    /// HTTP/2 preface that must come first.
-    private var beforeActive: [HTTP2Frame]? = []
+    /// Whether the connection is active: NIO completes a connect before its
+    /// `channelActive`, so calls may start before it, their frames held
+    /// behind the preface until then.
+    private var active = false
     /// Whether a new call may start: false once the connection closed, the
     /// peer sent GOAWAY, or the stream IDs ran out.
     private(set) var acceptsCalls = true
@@ -97,52 +92,42 @@ final class GRPCCallMultiplexer: ChannelDuplexHandler {
     /// connection takes no calls: nothing was sent.
     func startStream(
         headers: HPACKHeaders, message: [UInt8], onMessage: @escaping (ByteBuffer) throws -> Void
-    ) -> (id: HTTP2StreamID, reply: EventLoopFuture<ByteBuffer>)? {
+    ) -> (id: UInt32, reply: EventLoopFuture<ByteBuffer>)? {
         open(headers, message, Call(reply: eventLoop.makePromise(), onMessage: onMessage))
     }
 
     /// Sends one more request `message` on the open stream call `streamID`.
-    func send(_ message: [UInt8], on streamID: HTTP2StreamID) {
+    func send(_ message: [UInt8], on streamID: UInt32) {
         guard let context, calls[streamID] != nil else { return }
-        let frame = HTTP2Frame(streamID: streamID, payload: .data(.init(data: .byteBuffer(framed(message, context)))))
-        if beforeActive != nil {
-            beforeActive?.append(frame)
-            return
-        }
-        context.write(wrapOutboundOut(frame), promise: nil)
+        session?.writeData(framed(message, context), streamID: streamID, endStream: false, into: &outbound)
         flushSoon()
     }
 
     /// Ends the call `streamID` from this side: its stream is reset and the
     /// call fails with `error`.
-    func cancel(_ streamID: HTTP2StreamID, with error: any Error) {
+    func cancel(_ streamID: UInt32, with error: any Error) {
         guard let call = end(streamID) else { return }
         call.reply.fail(error)
-        context?.write(wrapOutboundOut(HTTP2Frame(streamID: streamID, payload: .rstStream(.cancel))), promise: nil)
+        session?.writeReset(streamID, .cancel, into: &outbound)
         flushSoon()
     }
 
     /// Writes a new call's HEADERS and first DATA frame and enters it in the table.
-    private func open(_ headers: HPACKHeaders, _ message: [UInt8], _ call: Call) -> (id: HTTP2StreamID, reply: EventLoopFuture<ByteBuffer>)? {
-        guard acceptsCalls, let context else { return nil }
+    private func open(_ headers: HPACKHeaders, _ message: [UInt8], _ call: Call) -> (id: UInt32, reply: EventLoopFuture<ByteBuffer>)? {
+        guard acceptsCalls, let context, session != nil else { return nil }
         let streamID = nextStreamID
-        nextStreamID = streamID.advanced(by: 2)
+        do {
+            try session?.writeHeaders(headers, streamID: streamID, into: &outbound)
+        } catch {
+            return nil  // HPACK refused the headers: nothing was sent
+        }
+        nextStreamID = streamID + 2
         calls[streamID] = call
         // The last stream ID: the connection closes once this call ends.
-        if nextStreamID > HTTP2StreamID.maxID.advanced(by: -2) { acceptsCalls = false }
+        if nextStreamID > UInt32(Int32.max) - 2 { acceptsCalls = false }
         if deadlineTimer == nil, call.deadline != nil { armDeadlineTimer(context) }
-
-        let request = HTTP2Frame(streamID: streamID, payload: .headers(.init(headers: headers)))
-        let body = HTTP2Frame(
-            streamID: streamID,
-            payload: .data(.init(data: .byteBuffer(framed(message, context)), endStream: call.onMessage == nil)))
-        if beforeActive != nil {
-            beforeActive?.append(contentsOf: [request, body])
-        } else {
-            context.write(wrapOutboundOut(request), promise: nil)
-            context.write(wrapOutboundOut(body), promise: nil)
-            flushSoon()
-        }
+        session?.writeData(framed(message, context), streamID: streamID, endStream: call.onMessage == nil, into: &outbound)
+        flushSoon()
         return (streamID, call.reply.futureResult)
     }
 
@@ -164,9 +149,17 @@ final class GRPCCallMultiplexer: ChannelDuplexHandler {
             flushQueued = true
             eventLoop.assumeIsolated().execute { [self] in
                 flushQueued = false
-                self.context?.flush()
+                flushNow()
             }
         }
+    }
+
+    /// Sends the frames written so far, once the connection is active.
+    private func flushNow() {
+        guard active, outbound.readableBytes > 0, let context else { return }
+        context.writeAndFlush(wrapOutboundOut(outbound), promise: nil)
+        // Written by now unless the socket was full: the storage is reused when NIO let it go.
+        outbound.clear()
     }
 
     /// Closes the connection; the calls on it fail as the connection lost.
@@ -179,14 +172,20 @@ final class GRPCCallMultiplexer: ChannelDuplexHandler {
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
+        // The preface goes first, before the frames of any call.
+        let session = HTTP2ClientSession(receiveWindow: Self.receiveWindow, allocator: context.channel.allocator)
+        outbound = context.channel.allocator.buffer(capacity: 1024)
+        session.start(into: &outbound)
+        self.session = session
+        if context.channel.isActive { channelActive(context: context) }
     }
 
     func channelActive(context: ChannelHandlerContext) {
-        context.fireChannelActive()  // the preface goes first
-        let frames = beforeActive ?? []
-        beforeActive = nil
-        for frame in frames { context.write(wrapOutboundOut(frame), promise: nil) }
-        if !frames.isEmpty { context.flush() }
+        if !active {
+            active = true
+            flushNow()
+        }
+        context.fireChannelActive()
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
@@ -196,53 +195,41 @@ final class GRPCCallMultiplexer: ChannelDuplexHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         reading = true
-        let frame = unwrapInboundIn(data)
-        switch frame.payload {
-        case .headers(let headers):
-            received(headers.headers, on: frame.streamID)
-        case .data(let data):
-            received(data, on: frame.streamID, context)
-        case .goAway:
-            // No new stream may start here; the ones the peer kept finish.
-            retire(context)
-        default:
-            break
+        session?.receive(unwrapInboundIn(data))
+        do {
+            while let event = try session?.nextEvent(into: &outbound) {
+                handle(event, context)
+            }
+        } catch {
+            // The server broke HTTP/2: the connection's state cannot be trusted.
+            HTTP2Wire.writeGoAway(lastStreamID: 0, error.code, into: &outbound)
+            flushNow()
+            fail(connection: error, context)
         }
+        if outbound.readableBytes > 0 { flushWhenReadEnds = true }  // SETTINGS and PING answered, windows given back
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
         reading = false
-        if unreturnedConnectionBytes >= Self.connectionWindow / 2 {
-            returnWindow(unreturnedConnectionBytes, of: .rootStream, context)
-            unreturnedConnectionBytes = 0
-        }
         if flushWhenReadEnds {
             flushWhenReadEnds = false
-            context.flush()
+            flushNow()
         }
         context.fireChannelReadComplete()
     }
 
-    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        // A stream that closed before its status came: reset by the peer, or
-        // above the last stream ID of a GOAWAY. The request may have applied.
-        if let closed = event as? StreamClosedEvent {
-            fail(closed.streamID, Self.streamLost)
-        }
-        context.fireUserInboundEventTriggered(event)
-    }
-
     func channelInactive(context: ChannelHandlerContext) {
+        active = false
         acceptsCalls = false
         failAll(Self.streamLost)
         context.fireChannelInactive()
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        if let streamError = error as? NIOHTTP2Errors.StreamError {
-            fail(streamError.streamID, RPCError(code: .unavailable, message: "the stream to the etcd member failed: \(streamError)"))
-            return
-        }
+        fail(connection: error, context)
+    }
+
+    private func fail(connection error: any Error, _ context: ChannelHandlerContext) {
         acceptsCalls = false
         failAll(RPCError(code: .unavailable, message: "the connection to the etcd member failed: \(error)"))
         context.close(promise: nil)
@@ -250,30 +237,45 @@ final class GRPCCallMultiplexer: ChannelDuplexHandler {
 
     // MARK: Replies
 
-    private func received(_ headers: HPACKHeaders, on streamID: HTTP2StreamID) {
+    private func handle(_ event: HTTP2ClientSession.Event, _ context: ChannelHandlerContext) {
+        switch event {
+        case .headers(let streamID, let headers, let endStream):
+            received(headers, on: streamID, endStream: endStream)
+        case .data(let streamID, let bytes, let endStream):
+            received(bytes, on: streamID)
+            // A stream the server ended without a status: the request may have applied.
+            if endStream { fail(streamID, Self.streamLost) }
+        case .reset(let streamID, let code):
+            // A refused stream was not processed (RFC 9113 §8.7); any other reset's request may have applied.
+            fail(streamID, code == HTTP2Wire.ErrorCode.refusedStream.rawValue ? Self.neverSent : Self.streamLost)
+        case .goAway(let lastStreamID, _):
+            // No new stream may start here; the ones the server kept finish,
+            // and those above its last were not processed (RFC 9113 §6.8).
+            acceptsCalls = false
+            for streamID in calls.keys where streamID > lastStreamID { fail(streamID, Self.neverSent) }
+            if calls.isEmpty { context.close(promise: nil) }
+        }
+    }
+
+    private func received(_ headers: HPACKHeaders, on streamID: UInt32, endStream: Bool) {
         // The response's headers, then its trailers (or trailers only).
         if let status = headers.first(name: "grpc-status") {
             finish(streamID, status: status, message: headers.first(name: "grpc-message"))
         } else if let code = headers.first(name: ":status"), code != "200" {
             fail(streamID, RPCError(code: .unavailable, message: "HTTP \(code) from the etcd member"))
+        } else if endStream {
+            fail(streamID, Self.streamLost)
         }
     }
 
-    private func received(_ data: HTTP2Frame.FramePayload.Data, on streamID: HTTP2StreamID, _ context: ChannelHandlerContext) {
-        guard case .byteBuffer(var bytes) = data.data else { return }
-        let flowControlled = bytes.readableBytes + (data.paddingBytes.map { $0 + 1 } ?? 0)
-        unreturnedConnectionBytes += flowControlled
+    private func received(_ data: ByteBuffer, on streamID: UInt32) {
+        var bytes = data
         // Changed in place: a copy of the call would copy its body per frame.
         guard let index = calls.index(forKey: streamID) else { return }
         if calls.values[index].body == nil {
             calls.values[index].body = bytes
         } else {
             calls.values[index].body?.writeBuffer(&bytes)
-        }
-        calls.values[index].unreturnedBytes += flowControlled
-        if calls.values[index].unreturnedBytes >= Self.streamWindow / 2, !data.endStream {
-            returnWindow(calls.values[index].unreturnedBytes, of: streamID, context)
-            calls.values[index].unreturnedBytes = 0
         }
         // A stream call's whole messages, each handed over as it is read;
         // the call is looked up again after each, since handing one over may
@@ -317,7 +319,7 @@ final class GRPCCallMultiplexer: ChannelDuplexHandler {
         return body.readSlice(length: Int(length))
     }
 
-    private func finish(_ streamID: HTTP2StreamID, status: String, message: String?) {
+    private func finish(_ streamID: UInt32, status: String, message: String?) {
         guard let call = end(streamID) else { return }
         guard let code = Int(status).flatMap({ Status.Code(rawValue: $0) }) else {
             call.reply.fail(RPCError(code: .unknown, message: "an unreadable grpc-status \(status)"))
@@ -342,13 +344,14 @@ final class GRPCCallMultiplexer: ChannelDuplexHandler {
 
     // MARK: Failures and deadlines
 
-    private func fail(_ streamID: HTTP2StreamID, _ error: RPCError) {
+    private func fail(_ streamID: UInt32, _ error: RPCError) {
         end(streamID)?.reply.fail(error)
     }
 
     /// Removes a call that ended; a retired connection closes with its last call.
-    private func end(_ streamID: HTTP2StreamID) -> Call? {
+    private func end(_ streamID: UInt32) -> Call? {
         let call = calls.removeValue(forKey: streamID)
+        session?.closeStream(streamID)
         if call != nil, !acceptsCalls, calls.isEmpty { context?.close(promise: nil) }
         return call
     }
@@ -372,21 +375,10 @@ final class GRPCCallMultiplexer: ChannelDuplexHandler {
             for (streamID, call) in late {
                 _ = end(streamID)
                 call.reply.fail(RPCError(code: .deadlineExceeded, message: "the etcd member did not answer in time"))
-                context.write(wrapOutboundOut(HTTP2Frame(streamID: streamID, payload: .rstStream(.cancel))), promise: nil)
+                session?.writeReset(streamID, .cancel, into: &outbound)
             }
-            if !late.isEmpty { context.flush() }
+            if !late.isEmpty { flushNow() }
             armDeadlineTimer(context)
         }
-    }
-
-    private func returnWindow(_ bytes: Int, of streamID: HTTP2StreamID, _ context: ChannelHandlerContext) {
-        context.write(wrapOutboundOut(HTTP2Frame(streamID: streamID, payload: .windowUpdate(windowSizeIncrement: bytes))), promise: nil)
-        flushWhenReadEnds = true
-    }
-
-    /// Takes no new calls; closes the connection once the last call ended.
-    private func retire(_ context: ChannelHandlerContext) {
-        acceptsCalls = false
-        if calls.isEmpty { context.close(promise: nil) }
     }
 }

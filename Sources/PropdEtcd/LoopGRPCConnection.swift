@@ -2,7 +2,6 @@ import Foundation
 import GRPCCore
 import NIOCore
 import NIOHPACK
-import NIOHTTP2
 import NIOPosix
 import SwiftProtobuf
 
@@ -15,8 +14,8 @@ import SwiftProtobuf
 /// an event loop pays thread hand-overs there and back; this speaks gRPC's
 /// framing (a length-prefixed protobuf message each way, the status in the
 /// trailers) directly on the connection's streams, on the loop, through a
-/// ``GRPCCallMultiplexer``. It also raises swift-nio-http2's control-frame
-/// limit, which etcd's one PING per request would otherwise exhaust
+/// ``GRPCCallMultiplexer``, which answers etcd's one PING per request
+/// without the control-frame limit of swift-nio-http2's handler
 /// (BENCHMARKS.md, "Why PropdEtcd replaces a connection every 100 RPCs").
 ///
 /// Failures are reported as the ``RPCError`` grpc-swift would give, so
@@ -126,14 +125,7 @@ final class LoopGRPCConnection: Sendable {
 
     /// Connects, the state ``State/connecting`` until the connection takes calls or failed.
     private func connect() -> EventLoopFuture<Void> {
-        var settings = NIOHTTP2Handler.ConnectionConfiguration()
-        // etcd's server pings once per request it receives (its flow
-        // control's bandwidth estimator): allow that many.
-        settings.controlFrameRateLimit.maximumCount = Int.max
-        settings.initialSettings = nioDefaultSettings + [
-            HTTP2Setting(parameter: .initialWindowSize, value: GRPCCallMultiplexer.streamWindow)
-        ]
-        let (endpoint, state, configuration, timeout) = (endpoint, state, settings, requestTimeout)
+        let (endpoint, state, timeout) = (endpoint, state, requestTimeout)
         let ready = loop.makePromise(of: Void.self)
         state.value = .connecting(ready.futureResult)
         @Sendable func isCurrent() -> Bool {
@@ -145,9 +137,7 @@ final class LoopGRPCConnection: Sendable {
             .connectTimeout(.seconds(2))
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    let sync = channel.pipeline.syncOperations
-                    try sync.addHandler(NIOHTTP2Handler(mode: .client, connectionConfiguration: configuration))
-                    try sync.addHandler(GRPCCallMultiplexer(timeout: timeout, on: channel.eventLoop))
+                    try channel.pipeline.syncOperations.addHandler(GRPCCallMultiplexer(timeout: timeout, on: channel.eventLoop))
                 }
             }
             .connect(host: endpoint.host, port: endpoint.port)

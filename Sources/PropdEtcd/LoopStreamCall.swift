@@ -1,6 +1,5 @@
 import NIOCore
 import NIOHPACK
-import NIOHTTP2
 import SwiftProtobuf
 
 /// One long-lived gRPC call on a member's ``LoopGRPCConnection`` (a
@@ -25,7 +24,7 @@ final class LoopStreamCall: Sendable {
     private enum State {
         /// Waiting for the connection.
         case opening
-        case open(GRPCCallMultiplexer, HTTP2StreamID)
+        case open(GRPCCallMultiplexer, UInt32)
         /// Ended before it opened, or after.
         case ended
     }
