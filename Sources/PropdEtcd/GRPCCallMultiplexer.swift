@@ -177,7 +177,10 @@ final class GRPCCallMultiplexer: ChannelDuplexHandler {
         outbound = context.channel.allocator.buffer(capacity: 1024)
         session.start(into: &outbound)
         self.session = session
-        if context.channel.isActive { channelActive(context: context) }
+        if context.channel.isActive {
+            active = true
+            flushNow()
+        }
     }
 
     func channelActive(context: ChannelHandlerContext) {
@@ -204,6 +207,7 @@ final class GRPCCallMultiplexer: ChannelDuplexHandler {
             // The server broke HTTP/2: the connection's state cannot be trusted.
             HTTP2Wire.writeGoAway(lastStreamID: 0, error.code, into: &outbound)
             flushNow()
+            session = nil
             fail(connection: error, context)
         }
         if outbound.readableBytes > 0 { flushWhenReadEnds = true }  // SETTINGS and PING answered, windows given back

@@ -81,13 +81,19 @@ struct HTTP2ClientSession {
 
     /// Opens stream `streamID` with `headers` (a HEADERS frame, and
     /// CONTINUATION frames if the block is larger than the server's frame size).
+    /// - Throws: HPACK's error; nothing was written.
     mutating func writeHeaders(_ headers: HPACKHeaders, streamID: UInt32, into out: inout ByteBuffer) throws {
-        streams[streamID] = StreamWindows(send: serverInitialWindow)
         // The block is encoded after room for its frame's header, which is
         // filled in once the block's length is known.
         let start = out.writerIndex
         out.writeRepeatingByte(0, count: HTTP2Wire.frameHeaderSize)
-        try encoder.encode(headers: headers, to: &out)
+        do {
+            try encoder.encode(headers: headers, to: &out)
+        } catch {
+            out.moveWriterIndex(to: start)
+            throw error
+        }
+        streams[streamID] = StreamWindows(send: serverInitialWindow)
         let length = out.writerIndex - start - HTTP2Wire.frameHeaderSize
         if length <= serverMaxFrameSize {
             HTTP2Wire.setFrameHeader(
@@ -136,7 +142,8 @@ struct HTTP2ClientSession {
     /// Sends what of `data` the windows allow; true when all of it went.
     private mutating func send(_ data: inout BlockedData, into out: inout ByteBuffer) -> Bool {
         while true {
-            let window = min(connectionSendWindow, streams[data.streamID]?.send ?? 0)
+            // A stream's window is below zero after the server lowered its initial window.
+            let window = max(0, min(connectionSendWindow, streams[data.streamID]?.send ?? 0))
             let length = min(data.bytes.readableBytes, window, serverMaxFrameSize)
             let last = length == data.bytes.readableBytes
             // An empty frame that ends the stream needs no window; any other needs some.

@@ -95,12 +95,20 @@ struct HTTP2ClientSessionTests {
     @Test func aSmallerInitialWindowFromTheServerHoldsBackStreamsAlreadyOpen() throws {
         let peer = try ServerPeer()
         var client = try Self.client(openedOn: peer)
-        // The server lowers every stream's window to 10 bytes.
-        try peer.changeSettings([HTTP2Setting(parameter: .initialWindowSize, value: 10)])
         var out = ByteBuffer()
+        client.writeData(ByteBuffer(repeating: 0x61, count: 30), streamID: 1, endStream: false, into: &out)
+        try peer.receive(&out)
+        #expect(peer.dataFrameLengths(on: 1) == [30])
+        // The server lowers every stream's window to 10 bytes: stream 1, 30
+        // bytes into it, is 20 below zero.
+        try peer.changeSettings([HTTP2Setting(parameter: .initialWindowSize, value: 10)])
         #expect(try client.read(peer.sent(), replies: &out) == [])
         try peer.receive(&out)
         client.writeData(ByteBuffer(repeating: 0x62, count: 25), streamID: 1, endStream: false, into: &out)
+        try peer.receive(&out)
+        #expect(peer.dataFrameLengths(on: 1) == [])
+        try peer.send(.windowUpdate(windowSizeIncrement: 30), on: 1)
+        #expect(try client.read(peer.sent(), replies: &out) == [])
         try peer.receive(&out)
         #expect(peer.dataFrameLengths(on: 1) == [10])
         try peer.send(.windowUpdate(windowSizeIncrement: 15), on: 1)
