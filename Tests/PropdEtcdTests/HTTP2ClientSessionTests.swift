@@ -68,26 +68,14 @@ struct HTTP2ClientSessionTests {
         #expect(peer.dataFrameLengths(on: 1) == [16_384, 3_616])
         #expect(peer.data(on: 1).endStream == false)
 
-        try peer.send(.windowUpdate(windowSizeIncrement: 10_000), on: 1)
-        #expect(try client.read(peer.sent(), replies: &out) == [])
-        try peer.receive(&out)
-        #expect(peer.dataFrameLengths(on: 1) == [10_000])
+        #expect(try Self.dataSent(afterOpening: 1, by: 10_000, peer, &client) == [10_000])
 
         // The connection's window (65,535 at the start, 30,000 of it used)
         // now stops it at 35,535, short of the stream's 40,000.
-        try peer.send(.windowUpdate(windowSizeIncrement: 40_000), on: 1)
-        #expect(try client.read(peer.sent(), replies: &out) == [])
-        try peer.receive(&out)
-        #expect(peer.dataFrameLengths(on: 1) == [16_384, 16_384, 2_767])
-        try peer.send(.windowUpdate(windowSizeIncrement: 100_000), on: .rootStream)
-        #expect(try client.read(peer.sent(), replies: &out) == [])
-        try peer.receive(&out)
+        #expect(try Self.dataSent(afterOpening: 1, by: 40_000, peer, &client) == [16_384, 16_384, 2_767])
         // Then the stream's window stops it: 4,465 left of its 40,000.
-        #expect(peer.dataFrameLengths(on: 1) == [4_465])
-        try peer.send(.windowUpdate(windowSizeIncrement: 10_000), on: 1)
-        #expect(try client.read(peer.sent(), replies: &out) == [])
-        try peer.receive(&out)
-        #expect(peer.dataFrameLengths(on: 1) == [10_000])
+        #expect(try Self.dataSent(afterOpening: .rootStream, by: 100_000, peer, &client) == [4_465])
+        #expect(try Self.dataSent(afterOpening: 1, by: 10_000, peer, &client) == [10_000])
         #expect(peer.receivedData[1]?.count == 80_000)
         #expect(peer.data(on: 1).endStream)
     }
@@ -107,14 +95,8 @@ struct HTTP2ClientSessionTests {
         client.writeData(ByteBuffer(repeating: 0x62, count: 25), streamID: 1, endStream: false, into: &out)
         try peer.receive(&out)
         #expect(peer.dataFrameLengths(on: 1) == [])
-        try peer.send(.windowUpdate(windowSizeIncrement: 30), on: 1)
-        #expect(try client.read(peer.sent(), replies: &out) == [])
-        try peer.receive(&out)
-        #expect(peer.dataFrameLengths(on: 1) == [10])
-        try peer.send(.windowUpdate(windowSizeIncrement: 15), on: 1)
-        #expect(try client.read(peer.sent(), replies: &out) == [])
-        try peer.receive(&out)
-        #expect(peer.dataFrameLengths(on: 1) == [15])
+        #expect(try Self.dataSent(afterOpening: 1, by: 30, peer, &client) == [10])
+        #expect(try Self.dataSent(afterOpening: 1, by: 15, peer, &client) == [15])
     }
 
     @Test func readingHalfTheWindowGivesItBack() throws {
@@ -240,6 +222,18 @@ struct HTTP2ClientSessionTests {
         ":method": "POST", ":scheme": "http", ":path": "/etcdserverpb.KV/Txn", ":authority": "127.0.0.1:2379",
         "content-type": "application/grpc", "te": "trailers",
     ]
+
+    /// The lengths of the DATA frames on stream 1 the client sends once the
+    /// server opened `stream`'s window (`.rootStream`: the connection's) by `increment`.
+    private static func dataSent(
+        afterOpening stream: HTTP2StreamID, by increment: Int, _ peer: ServerPeer, _ client: inout HTTP2ClientSession
+    ) throws -> [Int] {
+        try peer.send(.windowUpdate(windowSizeIncrement: increment), on: stream)
+        var out = ByteBuffer()
+        #expect(try client.read(peer.sent(), replies: &out) == [])
+        try peer.receive(&out)
+        return peer.dataFrameLengths(on: 1)
+    }
 
     /// A client with stream 1 open on `peer`, the SETTINGS of both exchanged.
     private static func client(openedOn peer: ServerPeer, receiveWindow: Int = 1 << 20) throws -> HTTP2ClientSession {
