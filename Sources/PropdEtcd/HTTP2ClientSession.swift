@@ -147,8 +147,9 @@ struct HTTP2ClientSession {
             let window = max(0, min(connectionSendWindow, streams[data.streamID]?.send ?? 0))
             let length = min(data.bytes.readableBytes, window, serverMaxFrameSize)
             let last = length == data.bytes.readableBytes
-            // An empty frame that ends the stream needs no window; any other needs some.
-            guard length > 0 || (last && data.endStream) else { return last && !data.endStream }
+            // An empty frame that ends the stream needs no window; any other
+            // needs some. Nothing left to send and no end to send is done.
+            guard length > 0 || (last && data.endStream) else { return last }
             let chunk = data.bytes.readSlice(length: length) ?? ByteBuffer()
             HTTP2Wire.writeFrame(
                 .data, flags: last && data.endStream ? HTTP2Wire.Flag.endStream : 0, streamID: data.streamID,
