@@ -58,6 +58,10 @@ final class GRPCCallMultiplexer: ChannelDuplexHandler {
     private var session: HTTP2ClientSession?
     /// The frames written since the last flush.
     private var outbound = ByteBuffer()
+    /// The message being sent, gRPC-framed: one buffer for every message,
+    /// copied into ``outbound`` as the windows allow (DATA left waiting
+    /// keeps its own copy of the storage).
+    private var framing = ByteBuffer()
     private var calls: [UInt32: Call] = [:]
     private var nextStreamID: UInt32 = 1
     private var deadlineTimer: Scheduled<Void>?
@@ -98,8 +102,8 @@ final class GRPCCallMultiplexer: ChannelDuplexHandler {
 
     /// Sends one more request `message` on the open stream call `streamID`.
     func send(_ message: [UInt8], on streamID: UInt32) {
-        guard let context, calls[streamID] != nil else { return }
-        session?.writeData(framed(message, context), streamID: streamID, endStream: false, into: &outbound)
+        guard context != nil, calls[streamID] != nil else { return }
+        session?.writeData(framed(message), streamID: streamID, endStream: false, into: &outbound)
         flushSoon()
     }
 
@@ -126,18 +130,18 @@ final class GRPCCallMultiplexer: ChannelDuplexHandler {
         // The last stream ID: the connection closes once this call ends.
         if nextStreamID > UInt32(Int32.max) - 2 { acceptsCalls = false }
         if deadlineTimer == nil, call.deadline != nil { armDeadlineTimer(context) }
-        session?.writeData(framed(message, context), streamID: streamID, endStream: call.onMessage == nil, into: &outbound)
+        session?.writeData(framed(message), streamID: streamID, endStream: call.onMessage == nil, into: &outbound)
         flushSoon()
         return (streamID, call.reply.futureResult)
     }
 
     /// `message` as gRPC sends it: a compression flag (none), a 4-byte length, the bytes.
-    private func framed(_ message: [UInt8], _ context: ChannelHandlerContext) -> ByteBuffer {
-        var frame = context.channel.allocator.buffer(capacity: 5 + message.count)
-        frame.writeInteger(UInt8(0))
-        frame.writeInteger(UInt32(message.count))
-        frame.writeBytes(message)
-        return frame
+    private func framed(_ message: [UInt8]) -> ByteBuffer {
+        framing.clear()
+        framing.writeInteger(UInt8(0))
+        framing.writeInteger(UInt32(message.count))
+        framing.writeBytes(message)
+        return framing
     }
 
     /// Flushes what was written: when the read under way ends, or after the

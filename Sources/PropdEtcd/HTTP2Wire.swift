@@ -77,8 +77,7 @@ enum HTTP2Wire {
     static func writeFrame(_ type: FrameType, flags: UInt8 = 0, streamID: UInt32, payload: ByteBuffer, into out: inout ByteBuffer) {
         writeFrameHeader(
             FrameHeader(length: payload.readableBytes, type: type.rawValue, flags: flags, streamID: streamID), into: &out)
-        var payload = payload
-        out.writeBuffer(&payload)
+        out.writeImmutableBuffer(payload)
     }
 
     static func writeRstStream(_ streamID: UInt32, _ code: ErrorCode, into out: inout ByteBuffer) {
