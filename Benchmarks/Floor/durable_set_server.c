@@ -24,6 +24,15 @@
 // -DHISTORY_BY_KEY adds an index on the history by key to the floor's own
 // tables: the least its history needs to answer History(key).
 //
+// Two layouts propd could have, with a writer that knows each key's head
+// (the revision of its newest history row) instead of looking it up:
+//   -DPROPD_SQL -DKNOWN_HEAD  propd's schema and statements, `previous` bound
+//                             (here the revision before, which costs the same);
+//   -DROWID_CHAIN             propd's `properties`, and a history in a rowid
+//                             table whose id is (revision << 16) + n, linked
+//                             by `previous`, appended by a plain INSERT with
+//                             no CHECK: the least SQL a per-key chain needs.
+//
 // GetInfo and Get get a fixed reply (the sequential scenario's comparison
 // figures); Subscribe makes the connection receive an event for every Set
 // (no patterns), written after the round's replies, one write per
@@ -98,6 +107,21 @@ static void handle_frame(conn *c, char *frame) {
     sqlite3_bind_text(hi, 2, k, -1, SQLITE_STATIC);
     sqlite3_bind_text(hi, 3, "set", 3, SQLITE_STATIC);
     sqlite3_bind_text(hi, 4, v, (int)(vend - v), SQLITE_STATIC);
+#ifdef KNOWN_HEAD
+    sqlite3_bind_int64(hi, 5, revision - 1);
+#endif
+    sqlite3_step(hi);
+    sqlite3_reset(hi);
+    sqlite3_bind_text(up, 1, k, -1, SQLITE_STATIC);
+    sqlite3_bind_text(up, 2, v, (int)(vend - v), SQLITE_STATIC);
+    sqlite3_bind_int64(up, 3, revision);
+    sqlite3_step(up);
+    sqlite3_reset(up);
+#elif defined(ROWID_CHAIN)
+    sqlite3_bind_int64(hi, 1, revision << 16);
+    sqlite3_bind_text(hi, 2, k, -1, SQLITE_STATIC);
+    sqlite3_bind_text(hi, 3, v, (int)(vend - v), SQLITE_STATIC);
+    sqlite3_bind_int64(hi, 4, (revision - 1) << 16);
     sqlite3_step(hi);
     sqlite3_reset(hi);
     sqlite3_bind_text(up, 1, k, -1, SQLITE_STATIC);
@@ -191,7 +215,7 @@ int main(int argc, char **argv) {
           "ON CONFLICT (key) DO UPDATE SET value = excluded.value, revision = excluded.revision, error = NULL, "
           "expires = excluded.expires", -1, &up, 0) != SQLITE_OK ||
       sqlite3_prepare_v2(db,
-          "INSERT INTO history (revision, key, kind, value, error, previous) VALUES (?1, ?2, ?3, ?4, NULL, coalesce(NULL, "
+          "INSERT INTO history (revision, key, kind, value, error, previous) VALUES (?1, ?2, ?3, ?4, NULL, coalesce(?5, "
           "(SELECT revision FROM properties WHERE key = ?2 AND (value IS NOT NULL OR error IS NOT NULL)), "
           "(SELECT revision FROM deleted_heads WHERE key = ?2))) "
           "ON CONFLICT (revision, key) DO UPDATE SET kind = excluded.kind, value = excluded.value, error = excluded.error",
@@ -199,6 +223,19 @@ int main(int argc, char **argv) {
     fprintf(stderr, "%s\n", sqlite3_errmsg(db));
     return 1;
   }
+#elif defined(ROWID_CHAIN)
+  sqlite3_exec(db,
+      "CREATE TABLE properties (key TEXT NOT NULL PRIMARY KEY, value TEXT, revision INTEGER NOT NULL, "
+      "created INTEGER NOT NULL, error TEXT, expires INTEGER) WITHOUT ROWID;"
+      "CREATE INDEX properties_expiring ON properties (key) WHERE expires IS NOT NULL;"
+      "CREATE TABLE history (id INTEGER PRIMARY KEY, key TEXT NOT NULL, kind TEXT NOT NULL, value TEXT, "
+      "error TEXT, previous INTEGER);", 0, 0, 0);
+  sqlite3_prepare_v2(db,
+      "INSERT INTO properties (key, value, revision, created, error, expires) VALUES (?1, ?2, ?3, ?3, NULL, NULL) "
+      "ON CONFLICT (key) DO UPDATE SET value = excluded.value, revision = excluded.revision, error = NULL, "
+      "expires = excluded.expires", -1, &up, 0);
+  sqlite3_prepare_v2(db, "INSERT INTO history (id, key, kind, value, error, previous) VALUES (?1, ?2, 'set', ?3, NULL, ?4)",
+                     -1, &hi, 0);
 #else
   sqlite3_exec(db, "CREATE TABLE p(key TEXT PRIMARY KEY, value BLOB, rev INTEGER);"
                    "CREATE TABLE h(rev INTEGER PRIMARY KEY, key TEXT, value BLOB);", 0, 0, 0);

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# The floor servers and propd, interleaved under propd-bench: the C floor
+# server (durable_set_server.c), its variants with propd's SQL and other
+# history layouts, the same server in Swift on SwiftNIO (../NIOFloor), and
+# propd itself. Each measurement starts its server fresh.
+#
+#   Benchmarks/Floor/floors-side-by-side.sh BIN_DIR [ROUNDS] [MODES] [SERVERS]
+#
+# BIN_DIR holds release builds of propd and propd-bench; the floors are
+# built into a temporary directory. MODES (default "pipelined concurrent
+# sequential"); SERVERS (default: all of those below). One line per
+# measurement on stdout: ROUND MODE SERVER RESULT, where RESULT is
+# "Sets/s CPU-per-Set" (16 connections) or the sequential Set p50 in µs.
+# The socket round trip (`uds_pingpong rtt`, 64 bytes) before and after,
+# on stderr, says how fast the VM was in those minutes.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+bin="$(cd "$1" && pwd)"; rounds="${2:-5}"; modes="${3:-pipelined concurrent sequential}"
+servers="${4:-floor floor-key-index propd-sql propd-sql-known-head rowid-chain nio-floor propd}"
+work="$(mktemp -d /tmp/propd-floors.XXXXXX)"
+trap 'rm -rf "$work"' EXIT
+
+build() { gcc -O2 -Wall "$@" "$here/durable_set_server.c" -lsqlite3; }
+build -o "$work/floor"
+build -DHISTORY_BY_KEY -o "$work/floor-key-index"
+build -DPROPD_SQL -o "$work/propd-sql"
+build -DPROPD_SQL -DKNOWN_HEAD -o "$work/propd-sql-known-head"
+build -DROWID_CHAIN -o "$work/rowid-chain"
+gcc -O2 -Wall "$here/../../../shared/bench/peers/c/uds_pingpong.c" -o "$work/uds_pingpong" 2>/dev/null || true
+(cd "$here/../NIOFloor" && swift build -c release >&2 && cp .build/release/nio-floor-server "$work/nio-floor")
+
+# propd's statements run on a database propd made: its schema, indexes and all.
+mkdir -p "$work/template/b"
+"$bin/propd" --socket "$work/template/s.sock" --database "$work/template/db" --bindings "$work/template/b" >/dev/null 2>&1 &
+for _ in $(seq 100); do [ -S "$work/template/s.sock" ] && break; sleep 0.1; done
+kill $!; wait $! 2>/dev/null || true
+
+rtt() { [ -x "$work/uds_pingpong" ] && "$work/uds_pingpong" rtt "$work/pp.sock" 64 20000 10 | tail -1 >&2 || true; }
+rtt
+pid=""
+start() {
+    local dir="$work/run"; rm -rf "$dir"; mkdir -p "$dir/b"
+    case $1 in
+        propd) "$bin/propd" --socket "$dir/s.sock" --database "$dir/db" --bindings "$dir/b" --durability normal >/dev/null 2>"$dir/log" & ;;
+        propd-sql*) cp "$work/template/db" "$dir/db"; "$work/$1" "$dir/s.sock" "$dir/db" NORMAL >/dev/null 2>"$dir/log" & ;;
+        *) "$work/$1" "$dir/s.sock" "$dir/db" NORMAL >/dev/null 2>"$dir/log" & ;;
+    esac
+    pid=$!
+    for _ in $(seq 200); do [ -S "$dir/s.sock" ] && return; sleep 0.05; done
+    echo "$1 did not start" >&2; exit 1
+}
+stop() { kill "$pid"; wait "$pid" 2>/dev/null || true; }
+for round in $(seq "$rounds"); do
+    for mode in $modes; do
+        for server in $servers; do
+            start "$server"
+            if [ "$mode" = sequential ]; then
+                result=$("$bin/propd-bench" sequential --socket "$work/run/s.sock" --runs 1 --calls 5000 2>&1 \
+                    | grep -E '^\[sequential run' | sed -E 's/.*Set p50=//; s/µs.*//')
+            else
+                result=$("$bin/propd-bench" "$mode" --socket "$work/run/s.sock" --connections 16 --seconds 3 \
+                    --pid "$pid" --runs 1 2>&1 | grep -E '^\[' | tail -1 | sed -E 's/.*conn=//; s/Sets.s *propd CPU per Set=/ /')
+            fi
+            echo "$round $mode $server $result"
+            stop
+        done
+    done
+done
+rtt

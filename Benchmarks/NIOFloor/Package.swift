@@ -1,0 +1,28 @@
+// swift-tools-version: 6.1
+// The floor server of `../Floor/durable_set_server.c`, written in Swift on
+// SwiftNIO: what propd's own stack (Swift, NIO's event loop and pipeline)
+// costs per Set before any of propd's code runs. A package of its own: it
+// shares nothing with propd but the protocol.
+//
+//   cd Benchmarks/NIOFloor && swift build -c release
+//   .build/release/nio-floor-server /tmp/f/s.sock /tmp/f/db NORMAL
+import PackageDescription
+
+let package = Package(
+    name: "nio-floor",
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2")
+    ],
+    targets: [
+        .systemLibrary(name: "CSQLite3", providers: [.apt(["libsqlite3-dev"])]),
+        .executableTarget(
+            name: "nio-floor-server",
+            dependencies: [
+                "CSQLite3",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+    ]
+)

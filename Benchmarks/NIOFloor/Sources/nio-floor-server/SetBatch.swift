@@ -1,0 +1,137 @@
+import CSQLite3
+import NIOCore
+
+/// The Sets of one event-loop tick, in one SQLite WAL transaction (an upsert
+/// and a history row each, as `durable_set_server.c`): the first Set of a
+/// tick opens it and schedules the commit after the tick's reads; the
+/// commit writes and flushes every reply of the tick, then the tick's
+/// events to every subscriber, one write each.
+///
+/// Used only on the server's one event loop.
+final class SetBatch {
+    private let database: OpaquePointer
+    private let upsert: OpaquePointer
+    private let appendHistory: OpaquePointer
+    private var revision: Int64 = 0
+    private var open = false
+    private var touched: [FloorConnection] = []
+    private var subscribers: [ObjectIdentifier: FloorConnection] = [:]
+    /// The tick's events, as the frames every subscriber gets.
+    private var events = ByteBuffer()
+
+    /// Creates the floor's two tables in a new database at `path`.
+    init(path: String, synchronous: String) throws(FloorError) {
+        var handle: OpaquePointer?
+        guard sqlite3_open(path, &handle) == SQLITE_OK, let handle else { throw .sqlite("open \(path)") }
+        database = handle
+        for sql in [
+            "PRAGMA journal_mode=WAL", "PRAGMA synchronous=\(synchronous)",
+            "CREATE TABLE p(key TEXT PRIMARY KEY, value BLOB, rev INTEGER)",
+            "CREATE TABLE h(rev INTEGER PRIMARY KEY, key TEXT, value BLOB)",
+        ] {
+            guard sqlite3_exec(handle, sql, nil, nil, nil) == SQLITE_OK else { throw .sqlite(sql) }
+        }
+        upsert = try Self.prepare(
+            handle, "INSERT INTO p(key,value,rev) VALUES(?1,?2,?3) ON CONFLICT(key) DO UPDATE SET value=excluded.value, rev=excluded.rev")
+        appendHistory = try Self.prepare(handle, "INSERT INTO h(rev,key,value) VALUES(?1,?2,?3)")
+    }
+
+    private static func prepare(_ database: OpaquePointer, _ sql: String) throws(FloorError) -> OpaquePointer {
+        var statement: OpaquePointer?
+        guard sqlite3_prepare_v2(database, sql, -1, &statement, nil) == SQLITE_OK, let statement else {
+            throw .sqlite(sql)
+        }
+        return statement
+    }
+
+    /// Writes `key = value` at the next revision and queues its reply on
+    /// `connection`; `loop` runs the tick's commit.
+    func set(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, from connection: FloorConnection, on loop: any EventLoop, bound: NIOLoopBound<SetBatch>) {
+        if !open {
+            sqlite3_exec(database, "BEGIN", nil, nil, nil)
+            open = true
+            loop.execute { bound.value.commit() }
+        }
+        revision += 1
+        // The frame's bytes stay put until the statements are reset: bound without a copy.
+        sqlite3_bind_text(upsert, 1, key.baseAddress, Int32(key.count), nil)
+        sqlite3_bind_text(upsert, 2, value.baseAddress, Int32(value.count), nil)
+        sqlite3_bind_int64(upsert, 3, revision)
+        sqlite3_step(upsert)
+        sqlite3_reset(upsert)
+        sqlite3_bind_int64(appendHistory, 1, revision)
+        sqlite3_bind_text(appendHistory, 2, key.baseAddress, Int32(key.count), nil)
+        sqlite3_bind_text(appendHistory, 3, value.baseAddress, Int32(value.count), nil)
+        sqlite3_step(appendHistory)
+        sqlite3_reset(appendHistory)
+        if !connection.hasQueuedReplies { touched.append(connection) }
+        connection.queueRevisionReply(revision)
+        if !subscribers.isEmpty {
+            events.writeStaticString(#"{"parameters":{"event":{"kind":"set","key":""#)
+            events.writeBytes(key)
+            events.writeStaticString(#"","value":"#)
+            events.writeBytes(value)
+            events.writeStaticString(#","revision":"#)
+            events.writeDecimal(revision)
+            events.writeStaticString("}},\"continues\":true}\0")
+        }
+    }
+
+    /// A reply that needs no commit, written with the tick's others.
+    func answer(_ connection: FloorConnection, on loop: any EventLoop, bound: NIOLoopBound<SetBatch>) {
+        if touched.isEmpty, !open { loop.execute { bound.value.commit() } }
+        if !connection.hasQueuedReplies { touched.append(connection) }
+    }
+
+    /// `connection` gets every later Set as an event.
+    func subscribe(_ connection: FloorConnection) -> Int64 {
+        subscribers[ObjectIdentifier(connection)] = connection
+        return revision
+    }
+
+    func unsubscribe(_ connection: FloorConnection) {
+        subscribers[ObjectIdentifier(connection)] = nil
+    }
+
+    private func commit() {
+        if open {
+            sqlite3_exec(database, "COMMIT", nil, nil, nil)
+            open = false
+        }
+        let connections = touched
+        touched.removeAll(keepingCapacity: true)
+        for connection in connections { connection.flushReplies() }
+        guard events.readableBytes > 0 else { return }
+        for subscriber in subscribers.values { subscriber.send(events) }
+        events.clear()
+    }
+}
+
+extension ByteBuffer {
+    /// `value` (not negative) in decimal ASCII, with no String or array in between.
+    mutating func writeDecimal(_ value: Int64) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var rest = UInt64(value)
+            var start = digits.count
+            repeat {
+                start -= 1
+                digits[start] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+            } while rest > 0
+            writeBytes(UnsafeBufferPointer(rebasing: digits[start...]))
+        }
+    }
+}
+
+/// What keeps the floor server from starting.
+enum FloorError: Error, CustomStringConvertible {
+    case sqlite(String)
+    case usage
+
+    var description: String {
+        switch self {
+        case .sqlite(let what): "SQLite failed: \(what)"
+        case .usage: "usage: nio-floor-server SOCKET DATABASE NORMAL|FULL"
+        }
+    }
+}
