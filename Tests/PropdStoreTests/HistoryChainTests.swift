@@ -113,6 +113,66 @@ import Testing
         try expectIntactHistoryChains(dir)
     }
 
+    @Test func aTrimByRangeRemovesOnlyItsKeysRowsAndThoseFromBeforeARestart() async throws {
+        let dir = try TemporaryDirectory()
+        let (a, b) = (key("a"), key("b"))
+        // A floor at revision 0 holds every trim back, so the key's rows pile up.
+        let nothingRemoved: @Sendable () -> Revision? = { Revision(0) }
+        do {
+            let store = try openStore(dir, historyPerKey: 2)
+            store.retainHistory(after: nothingRemoved)
+            for i in 1...10 {  // a at 1, 3, ..., 19; b at 2, 4, ..., 20
+                try await store.write(WriteRequest(set: [a: .integer(Int64(i))]))
+                try await store.write(WriteRequest(set: [b: .integer(Int64(i))]))
+            }
+        }
+        let store = try openStore(dir, historyPerKey: 2)
+        store.retainHistory(after: nothingRemoved)
+        for i in 11...20 {  // a at 21, ..., 39; b at 22, ..., 40
+            try await store.write(WriteRequest(set: [a: .integer(Int64(i))]))
+            try await store.write(WriteRequest(set: [b: .integer(Int64(i))]))
+        }
+        #expect(try historyRowCount(dir, b) == 20)
+        store.retainHistory(after: nil)
+        // b became due with its write at 40; the next batch (c at 41) trims it
+        // to its two newest rows: the ones this writer saw (22 to 36) go as a
+        // range of revisions that holds a's rows too, the ones from before the
+        // restart (2 to 20) along the chain.
+        try await store.write(WriteRequest(set: [key("c"): 1]))
+        #expect(try store.history(of: b).map(\.revision) == [40, 38])
+        #expect(try historyRowCount(dir, b) == 2)
+        #expect(try store.history(of: a).map(\.revision.rawValue) == Array(stride(from: 39, through: 1, by: -2)))
+        #expect(try store.oldestCompleteRevision() == 37)
+        try expectIntactHistoryChains(dir)
+    }
+
+    @Test func aLargerHistoryPerKeyKeepsThatManyRowsOfRunsCountedUnderTheSmallerOne() async throws {
+        let dir = try TemporaryDirectory()
+        let store = try openStore(dir, historyPerKey: 4)
+        let a = key("a")
+        for i in 1...50 { try await store.write(WriteRequest(set: [a: .integer(Int64(i))])) }
+        let kept = try historyRowCount(dir, a)
+        #expect(kept < 10)
+        // 40 per key now: fewer than that exist, so nothing more may go.
+        store.setHistoryPerKey(40)
+        for i in 51...70 { try await store.write(WriteRequest(set: [a: .integer(Int64(i))])) }
+        #expect(try historyRowCount(dir, a) == kept + 20)
+        try expectIntactHistoryChains(dir)
+    }
+
+    @Test func aSmallerHistoryPerKeyTrimsKeysWrittenSinceTheirLastTrim() async throws {
+        let dir = try TemporaryDirectory()
+        let store = try openStore(dir, historyPerKey: 100)
+        let a = key("a")
+        for i in 1...30 { try await store.write(WriteRequest(set: [a: .integer(Int64(i))])) }
+        store.setHistoryPerKey(4)
+        for i in 31...40 { try await store.write(WriteRequest(set: [a: .integer(Int64(i))])) }
+        // Each batch trims what the one before it made due: 4 rows, and the newest.
+        #expect(try historyRowCount(dir, a) == 5)
+        #expect(try store.history(of: a).map(\.revision) == [40, 39, 38, 37, 36])
+        try expectIntactHistoryChains(dir)
+    }
+
     @Test func compactionKeepsADeletedKeysChainAndDropsStaleDeletedHeads() async throws {
         let dir = try TemporaryDirectory()
         let store = try openStore(dir, historyPerKey: 2)

@@ -8,6 +8,9 @@ final class CompactionStatements {
     /// Deletes one row. (Rows go one by one, each `previous` read first:
     /// a recursive query or `RETURNING` would build a temporary table.)
     let removeRow: SQLiteStatement
+    /// Deletes the key's rows in a range of revisions, scanning the range in
+    /// primary-key order: every row of every key in it is read once.
+    let removeRange: SQLiteStatement
     /// Removes the key's deleted_heads row when it is stale (the key was set
     /// again since its delete, so its head is properties.revision).
     let dropStaleDeletedHead: SQLiteStatement
@@ -18,6 +21,8 @@ final class CompactionStatements {
         endChain = try connection.statement(
             "UPDATE history SET previous = NULL WHERE revision = ?1 AND key = ?2")
         removeRow = try connection.statement("DELETE FROM history WHERE revision = ?1 AND key = ?2")
+        removeRange = try connection.statement(
+            "DELETE FROM history WHERE revision >= ?1 AND revision < ?2 AND key = ?3")
         dropStaleDeletedHead = try connection.statement("""
             DELETE FROM deleted_heads WHERE key = ?1 AND EXISTS (
                 SELECT 1 FROM properties WHERE key = ?1 AND (value IS NOT NULL OR error IS NOT NULL))

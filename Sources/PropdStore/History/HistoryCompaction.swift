@@ -13,31 +13,38 @@ import PropdCore
 /// History has no index by key: a key's rows form a chain from its newest
 /// row through `previous` (see `schema/003_history_chain.sql`). To find where
 /// to cut without walking `keep` rows each time, the writer remembers, per
-/// key written since the store opened, the revision of the first row of each
-/// run of `threshold` consecutive rows (``Runs``). The cut is the first row of
-/// the newest runs that hold at least `keep` rows; that row becomes the end of
-/// the chain (`previous` = NULL) and the rows behind it are deleted by primary
-/// key. So a trimmed key keeps between `keep` and `keep + threshold - 1` rows
-/// the writer has seen, plus any of the batch being written.
+/// key written since the store opened, the runs of `threshold` consecutive
+/// rows it saw: each run's first revision and length (``SeenRows``; a run
+/// begun before `historyPerKey` changed keeps the length it has). The cut is
+/// the first row of the newest runs that hold at least `keep` rows; that row
+/// becomes the end of the chain (`previous` = NULL) and the rows behind it
+/// are deleted. So a trimmed key keeps between `keep` and
+/// `keep + threshold - 1` rows the writer has seen, plus any of the batch
+/// being written.
 ///
-/// The runs live in memory, a few revisions per key written since opening
-/// (at most `keep / threshold + 1`, 5 by default): after a restart a key is
-/// trimmed again once it has been written `threshold` more times, walking its
-/// chain the first time.
+/// The rows behind the cut go in one statement over the revisions from the
+/// oldest row the writer saw to the cut, when those revisions hold few other
+/// rows (``rangeScanLimit``): it reads every row in the range, but one
+/// statement costs less than the two per row (read its `previous`, delete it)
+/// of a walk down the chain. A key written among many others is walked.
+///
+/// The runs live in memory, a few per key written since opening (at most
+/// `keep / threshold + 1`, 5 by default): after a restart a key is trimmed
+/// again once it has been written `threshold` more times, walking its chain
+/// the first time.
 struct HistoryCompaction {
     private(set) var keep: Int
     private(set) var threshold: Int
     private(set) var horizon: Revision
-    private var runs: [Key: Runs] = [:]
+    private var seen: [Key: SeenRows] = [:]
     private var due: [Key] = []
     private var dueHead = 0
 
     /// What the writer has seen of one key's history since the store opened.
-    struct Runs {
-        /// The revision of the first row of each run, oldest first. Every run
-        /// but the last has exactly `threshold` rows.
-        var starts: [Int64] = []
-        var rowsInLast = 0
+    struct SeenRows {
+        /// Each run's first row and number of rows, oldest first. A run
+        /// grows to the `threshold` in force while it is the last.
+        var runs: [(start: Int64, rows: Int)] = []
         var sinceTrim = 0
     }
 
@@ -51,17 +58,21 @@ struct HistoryCompaction {
 
     /// Keeps at least `keep` entries per key from the next trim on (a reload).
     /// Runs already counted keep their length; new ones use the new threshold.
+    /// A key written as often as the new threshold since its last trim, but
+    /// not yet as often as the old one, is due at once.
     mutating func setKeep(_ keep: Int) {
         guard keep != self.keep else { return }
+        let old = threshold
         self.keep = max(1, keep)
         threshold = max(1, self.keep / 4)
+        for (key, rows) in seen where rows.sinceTrim >= threshold && rows.sinceTrim < old { due.append(key) }
     }
 
     /// Counts the committed changes: each is one history row of its key.
     mutating func note(_ changeSets: [ChangeSet]) {
         for changeSet in changeSets {
             for change in changeSet.changes {
-                let becameDue = runs[change.key, default: Runs()].append(changeSet.revision.rawValue, threshold: threshold)
+                let becameDue = seen[change.key, default: SeenRows()].append(changeSet.revision.rawValue, threshold: threshold)
                 if becameDue { due.append(change.key) }
             }
         }
@@ -83,10 +94,13 @@ struct HistoryCompaction {
         guard dueHead < end else { return step }
         for key in due[dueHead..<end] {
             var removedRuns = 0
-            if let seen = runs[key], let cut = try cut(key, seen, statements, removedRuns: &removedRuns) {
+            if let seen = seen[key], let cut = try cut(key, seen, statements, removedRuns: &removedRuns) {
                 if let floor, let newest = try previous(of: cut, key, statements), newest > floor.rawValue {
                     removedRuns = 0
-                } else if let newestRemoved = try removeRows(before: cut, of: key, statements) {
+                } else if let newestRemoved = try removeRows(
+                    before: cut, of: key, oldestSeen: seen.runs.first?.start,
+                    seenRows: seen.runs.prefix(removedRuns).reduce(0) { $0 + $1.rows }, statements)
+                {
                     step.horizon = max(step.horizon, Revision(newestRemoved))
                 }
             }
@@ -105,7 +119,7 @@ struct HistoryCompaction {
     /// Records a step whose transaction committed.
     mutating func committed(_ step: Step) {
         for (key, removed) in zip(due[dueHead..<(dueHead + step.trimmedKeys)], step.removedRuns) {
-            runs[key]?.trimmed(removingRuns: removed)
+            seen[key]?.trimmed(removingRuns: removed)
         }
         dueHead += step.trimmedKeys
         if dueHead > 1024, dueHead * 2 > due.count {
@@ -121,19 +135,19 @@ struct HistoryCompaction {
     /// rows, or, when fewer rows were seen since opening, the row found by
     /// walking the chain on from the oldest seen. `nil` when the key has no
     /// more than `keep` rows.
-    private func cut(_ key: Key, _ seen: Runs, _ statements: CompactionStatements, removedRuns: inout Int) throws
+    private func cut(_ key: Key, _ seen: SeenRows, _ statements: CompactionStatements, removedRuns: inout Int) throws
         -> Int64?
     {
-        guard let oldestSeen = seen.starts.first else { return nil }
-        var rows = seen.rowsInLast
-        var index = seen.starts.count - 1
+        guard let oldestSeen = seen.runs.first?.start else { return nil }
+        var rows = 0
+        var index = seen.runs.count
         while rows < keep, index > 0 {
             index -= 1
-            rows += threshold
+            rows += seen.runs[index].rows
         }
         if rows >= keep {
             removedRuns = index
-            return seen.starts[index]
+            return seen.runs[index].start
         }
         var row = oldestSeen
         for _ in rows..<keep {
@@ -143,14 +157,42 @@ struct HistoryCompaction {
         return row
     }
 
+    /// How many revisions per row to remove a range delete may scan: past
+    /// it, the key was written among so many others that walking its chain
+    /// (two statements per row) reads less.
+    static let rangeScanLimit: Int64 = 32
+
     /// Ends the key's chain at `cut` and deletes the rows behind it; returns
-    /// the newest revision deleted, if any.
-    private func removeRows(before cut: Int64, of key: Key, _ statements: CompactionStatements) throws -> Int64? {
+    /// the newest revision deleted, if any. `oldestSeen` is the oldest row
+    /// of the key this writer saw, `seenRows` how many of its rows lie from
+    /// there to the cut.
+    private func removeRows(
+        before cut: Int64, of key: Key, oldestSeen: Int64?, seenRows: Int, _ statements: CompactionStatements
+    ) throws -> Int64? {
         guard let newest = try previous(of: cut, key, statements), newest < cut else { return nil }
         let end = statements.endChain
         try end.bind(1, cut)
         try end.bind(2, key.rawValue)
         try end.execute()
+        guard let oldestSeen, oldestSeen < cut, cut - oldestSeen <= Int64(seenRows) * Self.rangeScanLimit else {
+            try removeChain(from: newest, of: key, statements)
+            return newest
+        }
+        // Rows from before the writer's first sight of the key (the first
+        // trim after the store opened) are behind `oldestSeen`: read its
+        // `previous` before the range goes.
+        let older = try previous(of: oldestSeen, key, statements)
+        let range = statements.removeRange
+        try range.bind(1, oldestSeen)
+        try range.bind(2, cut)
+        try range.bind(3, key.rawValue)
+        try range.execute()
+        if let older, older < oldestSeen { try removeChain(from: older, of: key, statements) }
+        return newest
+    }
+
+    /// Deletes the row at `newest` and every row behind it in the key's chain.
+    private func removeChain(from newest: Int64, of key: Key, _ statements: CompactionStatements) throws {
         var doomed: Int64? = newest
         while let revision = doomed {
             // Read before the delete; a missing row (a damaged chain) ends the walk.
@@ -163,7 +205,6 @@ struct HistoryCompaction {
             try remove.execute()
             doomed = older
         }
-        return newest
     }
 
     /// The revision of the row before `revision` in the key's chain.
@@ -181,21 +222,20 @@ struct HistoryCompaction {
     }
 }
 
-extension HistoryCompaction.Runs {
+extension HistoryCompaction.SeenRows {
     /// Notes one new row; returns whether the key just became due.
     mutating func append(_ revision: Int64, threshold: Int) -> Bool {
-        if starts.isEmpty || rowsInLast == threshold {
-            starts.append(revision)
-            rowsInLast = 1
+        if let last = runs.indices.last, runs[last].rows < threshold {
+            runs[last].rows += 1
         } else {
-            rowsInLast += 1
+            runs.append((start: revision, rows: 1))
         }
         sinceTrim += 1
         return sinceTrim == threshold
     }
 
     mutating func trimmed(removingRuns removed: Int) {
-        starts.removeFirst(removed)
+        runs.removeFirst(removed)
         sinceTrim = 0
     }
 }
