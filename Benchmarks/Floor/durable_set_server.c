@@ -85,6 +85,16 @@ static void touch(conn *c) {
   touched[touched_count++] = c->fd;
 }
 
+// The key's current value, at the current revision: the same statement
+// shape for every layout.
+static void upsert(const char *k, const char *v, int length) {
+  sqlite3_bind_text(up, 1, k, -1, SQLITE_STATIC);
+  sqlite3_bind_text(up, 2, v, length, SQLITE_STATIC);
+  sqlite3_bind_int64(up, 3, revision);
+  sqlite3_step(up);
+  sqlite3_reset(up);
+}
+
 static void handle_frame(conn *c, char *frame) {
   if (strstr(frame, "\"io.propd.Set\"")) {
     char *k = strstr(frame, "\"values\":{\"");
@@ -112,11 +122,7 @@ static void handle_frame(conn *c, char *frame) {
 #endif
     sqlite3_step(hi);
     sqlite3_reset(hi);
-    sqlite3_bind_text(up, 1, k, -1, SQLITE_STATIC);
-    sqlite3_bind_text(up, 2, v, (int)(vend - v), SQLITE_STATIC);
-    sqlite3_bind_int64(up, 3, revision);
-    sqlite3_step(up);
-    sqlite3_reset(up);
+    upsert(k, v, (int)(vend - v));
 #elif defined(ROWID_CHAIN)
     sqlite3_bind_int64(hi, 1, revision << 16);
     sqlite3_bind_text(hi, 2, k, -1, SQLITE_STATIC);
@@ -124,17 +130,9 @@ static void handle_frame(conn *c, char *frame) {
     sqlite3_bind_int64(hi, 4, (revision - 1) << 16);
     sqlite3_step(hi);
     sqlite3_reset(hi);
-    sqlite3_bind_text(up, 1, k, -1, SQLITE_STATIC);
-    sqlite3_bind_text(up, 2, v, (int)(vend - v), SQLITE_STATIC);
-    sqlite3_bind_int64(up, 3, revision);
-    sqlite3_step(up);
-    sqlite3_reset(up);
+    upsert(k, v, (int)(vend - v));
 #else
-    sqlite3_bind_text(up, 1, k, -1, SQLITE_STATIC);
-    sqlite3_bind_text(up, 2, v, (int)(vend - v), SQLITE_STATIC);
-    sqlite3_bind_int64(up, 3, revision);
-    sqlite3_step(up);
-    sqlite3_reset(up);
+    upsert(k, v, (int)(vend - v));
     sqlite3_bind_int64(hi, 1, revision);
     sqlite3_bind_text(hi, 2, k, -1, SQLITE_STATIC);
     sqlite3_bind_text(hi, 3, v, (int)(vend - v), SQLITE_STATIC);

@@ -106,14 +106,7 @@ extension EtcdClusterTests {
                     // Before the freeze, a write must get through. On a loaded
                     // machine the fresh cluster may let the first one reach its
                     // deadline: it is tried again, as the writes after the thaw.
-                    var first: EtcdTxnResult?
-                    for _ in 0..<3 where first == nil {
-                        do {
-                            first = try await etcd.txnFuture([], success: [.put(key: "/f/a".bytes, value: "1".bytes)]).get()
-                        } catch let error as EtcdError where error.code == .outcomeUnknown || error.code == .unavailable {
-                            continue
-                        }
-                    }
+                    let first = try await Self.put(through: etcd, "/f/a", "1", attempts: 3)
                     try #require(first?.succeeded == true)
                     cluster.freeze(follower)
                     // The wait on the call's end is bounded, so that a call
@@ -137,17 +130,26 @@ extension EtcdClusterTests {
                     // (its log: "closed an existing TCP streaming
                     // connection") is dropped, failing only at etcd's own
                     // request timeout.
-                    var after: EtcdTxnResult?
-                    for _ in 0..<5 where after == nil {
-                        do {
-                            after = try await etcd.txnFuture([], success: [.put(key: "/f/c".bytes, value: "3".bytes)]).get()
-                        } catch let error as EtcdError where error.code == .outcomeUnknown || error.code == .unavailable {
-                            continue
-                        }
-                    }
+                    let after = try await Self.put(through: etcd, "/f/c", "3", attempts: 5)
                     #expect(after?.succeeded == true)
                 }
             }
+        }
+
+        /// A put on the transaction loop, tried again while etcd loses it
+        /// (its outcome unknown, or no member to take it); `nil` when every
+        /// attempt was lost.
+        static func put(through etcd: EtcdClient, _ key: String, _ value: String, attempts: Int) async throws
+            -> EtcdTxnResult?
+        {
+            for _ in 0..<attempts {
+                do {
+                    return try await etcd.txnFuture([], success: [.put(key: key.bytes, value: value.bytes)]).get()
+                } catch let error as EtcdError where error.code == .outcomeUnknown || error.code == .unavailable {
+                    continue
+                }
+            }
+            return nil
         }
 
         @Test func etcdLimitsAreTypedErrorsAndApplyNothing() async throws {
