@@ -41,7 +41,7 @@ final class FloorConnection: ChannelInboundHandler {
         }
         while let frameLength = bytes.withUnsafeReadableBytes({ Self.nul(in: $0) }) {
             bytes.withUnsafeReadableBytes { frame in
-                handle(UnsafeRawBufferPointer(rebasing: frame[..<frameLength]), on: context.eventLoop)
+                handle(UnsafeRawBufferPointer(rebasing: frame[..<frameLength]))
             }
             bytes.moveReaderIndex(forwardBy: frameLength + 1)
         }
@@ -53,7 +53,7 @@ final class FloorConnection: ChannelInboundHandler {
         return base.distance(to: UnsafeRawPointer(found))
     }
 
-    private func handle(_ frame: UnsafeRawBufferPointer, on loop: any EventLoop) {
+    private func handle(_ frame: UnsafeRawBufferPointer) {
         if Self.find("\"io.propd.Set\"", in: frame) != nil {
             guard let keyStart = Self.find("\"values\":{\"", in: frame).map({ $0 + 11 }),
                 let keyEnd = Self.index(of: UInt8(ascii: "\""), in: frame, from: keyStart),
@@ -62,19 +62,19 @@ final class FloorConnection: ChannelInboundHandler {
             batch.value.set(
                 key: UnsafeRawBufferPointer(rebasing: frame[keyStart..<keyEnd]),
                 value: UnsafeRawBufferPointer(rebasing: frame[(keyEnd + 2)..<valueEnd]),
-                from: self, on: loop, bound: batch)
+                from: self)
         } else if Self.find("\"io.propd.Subscribe\"", in: frame) != nil {
-            batch.value.answer(self, on: loop, bound: batch)
+            batch.value.answer(self)
             let revision = batch.value.subscribe(self)
             replies.writeStaticString(#"{"parameters":{"event":{"kind":"synced","revision":"#)
             replies.writeDecimal(revision)
             replies.writeStaticString("}},\"continues\":true}\0")
             hasQueuedReplies = true
         } else if Self.find("\"org.varlink.service.GetInfo\"", in: frame) != nil {
-            batch.value.answer(self, on: loop, bound: batch)
+            batch.value.answer(self)
             queue(#"{"parameters":{"vendor":"floor","product":"floor","version":"0","url":"","interfaces":[]}}"#)
         } else {
-            batch.value.answer(self, on: loop, bound: batch)
+            batch.value.answer(self)
             queue(#"{"parameters":{"properties":[]}}"#)
         }
     }

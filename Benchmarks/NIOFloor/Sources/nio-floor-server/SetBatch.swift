@@ -12,15 +12,18 @@ final class SetBatch {
     private let database: OpaquePointer
     private let upsert: OpaquePointer
     private let appendHistory: OpaquePointer
+    private let loop: any EventLoop
     private var revision: Int64 = 0
     private var open = false
+    private var commitScheduled = false
     private var touched: [FloorConnection] = []
     private var subscribers: [ObjectIdentifier: FloorConnection] = [:]
     /// The tick's events, as the frames every subscriber gets.
     private var events = ByteBuffer()
 
     /// Creates the floor's two tables in a new database at `path`.
-    init(path: String, synchronous: String) throws(FloorError) {
+    init(path: String, synchronous: String, loop: any EventLoop) throws(FloorError) {
+        self.loop = loop
         var handle: OpaquePointer?
         guard sqlite3_open(path, &handle) == SQLITE_OK, let handle else { throw .sqlite("open \(path)") }
         database = handle
@@ -45,13 +48,13 @@ final class SetBatch {
     }
 
     /// Writes `key = value` at the next revision and queues its reply on
-    /// `connection`; `loop` runs the tick's commit.
-    func set(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, from connection: FloorConnection, on loop: any EventLoop, bound: NIOLoopBound<SetBatch>) {
+    /// `connection`.
+    func set(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, from connection: FloorConnection) {
         if !open {
             sqlite3_exec(database, "BEGIN", nil, nil, nil)
             open = true
-            loop.execute { bound.value.commit() }
         }
+        scheduleCommit()
         revision += 1
         // The frame's bytes stay put until the statements are reset: bound without a copy.
         sqlite3_bind_text(upsert, 1, key.baseAddress, Int32(key.count), nil)
@@ -78,9 +81,17 @@ final class SetBatch {
     }
 
     /// A reply that needs no commit, written with the tick's others.
-    func answer(_ connection: FloorConnection, on loop: any EventLoop, bound: NIOLoopBound<SetBatch>) {
-        if touched.isEmpty, !open { loop.execute { bound.value.commit() } }
+    func answer(_ connection: FloorConnection) {
+        scheduleCommit()
         if !connection.hasQueuedReplies { touched.append(connection) }
+    }
+
+    /// One commit per tick, in a task after the tick's reads.
+    private func scheduleCommit() {
+        guard !commitScheduled else { return }
+        commitScheduled = true
+        let bound = NIOLoopBound(self, eventLoop: loop)
+        loop.execute { bound.value.commit() }
     }
 
     /// `connection` gets every later Set as an event.
@@ -94,6 +105,7 @@ final class SetBatch {
     }
 
     private func commit() {
+        commitScheduled = false
         if open {
             sqlite3_exec(database, "COMMIT", nil, nil, nil)
             open = false

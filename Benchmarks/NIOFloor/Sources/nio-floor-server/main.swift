@@ -16,7 +16,7 @@ unlink(arguments[1])
 unlink(arguments[2])
 let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
 let loop = group.next()
-let batch = try loop.submit { NIOLoopBound(try SetBatch(path: arguments[2], synchronous: arguments[3]), eventLoop: loop) }.wait()
+let batch = try loop.submit { NIOLoopBound(try SetBatch(path: arguments[2], synchronous: arguments[3], loop: loop), eventLoop: loop) }.wait()
 let server = try ServerBootstrap(group: group)
     .childChannelInitializer { channel in
         channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(FloorConnection(batch: batch)) }
