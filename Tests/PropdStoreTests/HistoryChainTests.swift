@@ -210,6 +210,28 @@ import Testing
         try expectIntactHistoryChains(dir)
     }
 
+    @Test func aBatchLostToAFullDiskLeavesTheChainsAsTheyWere() async throws {
+        let dir = try TemporaryDirectory()
+        let store = try openStore(dir, maximumDatabaseBytes: 256 * 1024)
+        let a = key("a")
+        try await store.write(WriteRequest(set: [a: 1]))
+        // `a` is written at revision 2, then the batch fails on the next key.
+        let failure = await storeError {
+            try await store.write { tx in
+                try tx.set(a, 2)
+                try tx.set(key("big"), .string(String(repeating: "x", count: 512 * 1024)))
+            }
+        }
+        guard case .diskFull = failure else {
+            Issue.record("expected diskFull, got \(String(describing: failure))")
+            return
+        }
+        // Revision 2 again: its row must link to revision 1, the head that committed.
+        try await store.write(WriteRequest(set: [a: 2]))
+        #expect(try store.history(of: a).map(\.revision) == [2, 1])
+        try expectIntactHistoryChains(dir)
+    }
+
     @Test(.timeLimit(.minutes(1))) func aDamagedChainEndsTheWalkInsteadOfLooping() async throws {
         let dir = try TemporaryDirectory()
         let store = try openStore(dir, historyPerKey: 2)

@@ -239,7 +239,7 @@ final class GroupCommit: Sendable {
         resumeInline: Bool
     ) {
         let startRevision = state.withLock { $0.revision }
-        let storage = SQLiteWriteBatch(connection: connection, statements: statements, path: path)
+        let storage = SQLiteWriteBatch(connection: connection, statements: statements, heads: writer.heads, path: path)
         var revision = startRevision
         var committed: [(changeSet: ChangeSet, completion: WriteJob.Completion)] = []
         committed.reserveCapacity(batch.count)
@@ -267,6 +267,7 @@ final class GroupCommit: Sendable {
                     if job.needsSavepoint {
                         try statements.rollbackToSavepoint.execute()
                         try statements.release.execute()
+                        writer.heads.forgetAll()
                     } else if !transaction.changes.isEmpty {
                         // It wrote, then failed, with nothing to roll back to alone.
                         throw StoreError.storage(code: -1, message: "a write failed after its first change")
@@ -345,6 +346,7 @@ final class GroupCommit: Sendable {
             // transaction it cannot go on with, and the next BEGIN says so.
             try? connection.execute("ROLLBACK")
         }
+        writer.heads.forgetAll()
         state.withLock { state in
             state.statistics.failedBatches += 1
         }

@@ -11,5 +11,7 @@ extension SQLiteWriteBatch {
 
     func clearError(_ key: Key) throws(StoreError) {
         try execute("UPDATE properties SET error = NULL WHERE key = ?1", key.rawValue)
+        // A key without a value loses its head in `properties` with its error.
+        heads.forget(key.rawValue)
     }
 }

@@ -8,6 +8,7 @@ import PropdCore
 final class SQLiteWriteBatch: WriteBatchStorage {
     let connection: SQLiteConnection
     let statements: WriterStatements
+    let heads: HistoryHeads
     let path: String
     /// The first storage failure (disk full, I/O error) met while running
     /// the batch, noted even when a request's body catches and swallows the
@@ -15,9 +16,10 @@ final class SQLiteWriteBatch: WriteBatchStorage {
     /// whole batch must be abandoned.
     private(set) var storageFailure: StoreError?
 
-    init(connection: SQLiteConnection, statements: WriterStatements, path: String) {
+    init(connection: SQLiteConnection, statements: WriterStatements, heads: HistoryHeads, path: String) {
         self.connection = connection
         self.statements = statements
+        self.heads = heads
         self.path = path
     }
 
@@ -76,6 +78,7 @@ final class SQLiteWriteBatch: WriteBatchStorage {
             try upsert.bind(3, revision.rawValue)
             try upsert.bind(4, expires)
             try upsert.withText(1, key.rawValue) { try upsert.withText(2, text) { try upsert.execute() } }
+            heads.appended(key.rawValue, at: revision.rawValue)
         }
     }
 
@@ -92,6 +95,7 @@ final class SQLiteWriteBatch: WriteBatchStorage {
             try recordHead.bind(1, key.rawValue)
             try recordHead.bind(2, revision.rawValue)
             try recordHead.execute()
+            heads.appended(key.rawValue, at: revision.rawValue)
         }
     }
 
@@ -110,6 +114,7 @@ final class SQLiteWriteBatch: WriteBatchStorage {
             try upsert.bind(2, revision.rawValue)
             try upsert.bind(3, message)
             try upsert.execute()
+            heads.appended(key.rawValue, at: revision.rawValue)
             return kept
         }
         return kept.flatMap { try? JSONValue(parsing: $0) }
@@ -161,8 +166,10 @@ final class SQLiteWriteBatch: WriteBatchStorage {
     // MARK: Internals
 
     /// Appends the change to history, linked to the key's previous row:
-    /// `previous` when the caller knows it, else found by the statement (so
-    /// it must run before `properties` changes). The key and the value, on
+    /// `previous` when the caller knows it, else the head the writer
+    /// remembers (``HistoryHeads``), else found by the statement (so it must
+    /// run before `properties` changes). The caller tells ``heads`` of the
+    /// new head once the whole change is written. The key and the value, on
     /// every Set, are bound in place (``SQLiteStatement/withText(_:_:_:)``).
     private func appendHistory(
         key: Key, kind: StaticString, value: String?, error: String?, at revision: Revision, previous: Int64? = nil
@@ -171,7 +178,7 @@ final class SQLiteWriteBatch: WriteBatchStorage {
         try append.bind(1, revision.rawValue)
         try append.bind(3, kind)
         try append.bind(5, error)
-        try append.bind(6, previous)
+        try append.bind(6, previous ?? heads.head(of: key.rawValue))
         try append.withText(2, key.rawValue) { try append.withText(4, value) { try append.execute() } }
     }
 

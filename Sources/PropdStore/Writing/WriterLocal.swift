@@ -1,5 +1,6 @@
 /// What only the group-commit writer uses, kept between batches: its
-/// prepared statements and the history compaction counters.
+/// prepared statements, the history compaction counters and the heads of
+/// the history chains it has extended.
 ///
 /// `@unchecked Sendable` is sound here: these fields are read and written
 /// only by `GroupCommit.commit` (and its deinit, when nothing else can run),
@@ -8,6 +9,7 @@
 final class WriterLocal: @unchecked Sendable {
     var statements: WriterStatements?
     var compaction: HistoryCompaction
+    let heads = HistoryHeads()
 
     init(compaction: HistoryCompaction) {
         self.compaction = compaction
