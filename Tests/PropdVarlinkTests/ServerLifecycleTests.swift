@@ -102,6 +102,32 @@ import Glibc
         try await s.stop()
     }
 
+    @Test func aRefusedClientThatStaysDoesNotRefuseTheNext() async throws {
+        var configuration = VarlinkServerConfiguration()
+        configuration.maximumConnections = 1
+        configuration.connectionLimitReply = VarlinkCallError(name: "org.example.LimitExceeded", parameters: ["maximum": 1])
+        let s = try await TestServer.start(configuration: configuration)
+        let first = try await s.connect()
+        #expect(try await first.call("org.example.test.Echo") == [:])
+        // Refused, and never calls: its refusal stays unanswered, its socket open.
+        let lingering = try await s.connect()
+        await first.close()
+        // The first one's close reaches the server: the next is admitted.
+        let next = try await withTimeout {
+            while true {
+                try Task.checkCancellation()
+                let candidate = try await s.connect()
+                if (try? await candidate.call("org.example.test.Echo", ["n": 1])) == ["n": 1] { return candidate }
+                await candidate.close()
+                await Task.yield()
+            }
+        }
+        #expect(s.server.connectionCount == 1)
+        await next.close()
+        await lingering.close()
+        try await s.stop()
+    }
+
     @Test func gracefulShutdownLetsInFlightCallsFinish() async throws {
         var configuration = VarlinkServerConfiguration()
         // Generous: the call is answered only after the late connection is

@@ -67,7 +67,12 @@ public final class VarlinkServer: Sendable {
         var shutdownRequested = false
         var listenResult: Result<Void, VarlinkServerError>?
         var listenWaiters: [CheckedContinuation<Void, any Error>] = []
+        /// Admitted connections, and those whose admission is pending:
+        /// what the limits count.
         var connections: [UInt64: any Channel] = [:]
+        /// Connections refused by a limit, open until their refusal is
+        /// answered: closed at shutdown, never counted against a limit.
+        var refused: [UInt64: any Channel] = [:]
         var nextConnectionID: UInt64 = 1
         /// ``VarlinkServerConfiguration/maximumConnections`` and
         /// ``VarlinkServerConfiguration/messageTimeout``, changeable while serving.
@@ -177,16 +182,19 @@ public final class VarlinkServer: Sendable {
     /// ``VarlinkServerConfiguration/gracefulShutdownTimeout`` are closed
     /// (live streams end at once: their owners see `onTermination`).
     public func beginGracefulShutdown() {
-        let (serverChannel, connections): ((any Channel)?, [any Channel]) = state.withLockedValue { state in
-            state.shutdownRequested = true
-            guard case .listening(let channel) = state.phase else { return (nil, []) }
-            return (channel, Array(state.connections.values))
-        }
+        let (serverChannel, connections, refused): ((any Channel)?, [any Channel], [any Channel]) =
+            state.withLockedValue { state in
+                state.shutdownRequested = true
+                guard case .listening(let channel) = state.phase else { return (nil, [], []) }
+                return (channel, Array(state.connections.values), Array(state.refused.values))
+            }
         guard let serverChannel else { return }
         serverChannel.close(promise: nil)
         for connection in connections {
             connection.pipeline.fireUserInboundEventTriggered(ChannelShouldQuiesceEvent())
         }
+        // A refused connection has no call to finish.
+        for connection in refused { connection.close(promise: nil) }
         let timeout = TimeAmount.nanoseconds(
             Int64(configuration.gracefulShutdownTimeout.components.seconds) * 1_000_000_000
                 + configuration.gracefulShutdownTimeout.components.attoseconds / 1_000_000_000)
@@ -279,16 +287,23 @@ public final class VarlinkServer: Sendable {
             let unlimited = peer.map { configuration.unlimitedUsers.contains($0.uid) } ?? false
             let counted: UInt32? = peer.map(\.uid).flatMap { unlimited || $0 == Self.ownUID ? nil : $0 }
             let admitted = state.withLockedValue { state in
-                guard let uid = counted else { return unlimited || state.connections.count <= state.maximumConnections }
-                guard state.connections.count <= state.maximumConnections,
-                    state.connectionsByUser[uid, default: 0] < state.maximumConnectionsPerUser
-                else { return false }
-                state.connectionsByUser[uid, default: 0] += 1
-                return true
+                let admitted: Bool
+                if let uid = counted {
+                    admitted = state.connections.count <= state.maximumConnections
+                        && state.connectionsByUser[uid, default: 0] < state.maximumConnectionsPerUser
+                    if admitted { state.connectionsByUser[uid, default: 0] += 1 }
+                } else {
+                    admitted = unlimited || state.connections.count <= state.maximumConnections
+                }
+                // Out of the count at once: a refused client that lingers
+                // must not refuse the next one.
+                if !admitted { state.refused[id] = state.connections.removeValue(forKey: id) }
+                return admitted
             }
             channel.closeFuture.whenComplete { [self] _ in
                 state.withLockedValue { state in
                     state.connections.removeValue(forKey: id)
+                    state.refused.removeValue(forKey: id)
                     if admitted, let uid = counted {
                         state.connectionsByUser[uid, default: 1] -= 1
                         if state.connectionsByUser[uid] == 0 { state.connectionsByUser.removeValue(forKey: uid) }
@@ -320,7 +335,7 @@ public final class VarlinkServer: Sendable {
 
     private func waitForConnectionsToClose() async {
         while true {
-            let open = state.withLockedValue { Array($0.connections.values) }
+            let open = state.withLockedValue { Array($0.connections.values) + Array($0.refused.values) }
             guard let first = open.first else { return }
             try? await first.closeFuture.get()
         }
@@ -329,8 +344,9 @@ public final class VarlinkServer: Sendable {
     private func closeEverything() {
         let (serverChannel, connections): ((any Channel)?, [any Channel]) = state.withLockedValue { state in
             state.shutdownRequested = true
-            if case .listening(let channel) = state.phase { return (channel, Array(state.connections.values)) }
-            return (nil, Array(state.connections.values))
+            let open = Array(state.connections.values) + Array(state.refused.values)
+            if case .listening(let channel) = state.phase { return (channel, open) }
+            return (nil, open)
         }
         serverChannel?.close(promise: nil)
         for connection in connections { connection.close(promise: nil) }
