@@ -101,7 +101,7 @@ final class GroupCommit: Sendable {
             return (true, false)
         }
         if outcome.closed {
-            job.fail(.closed)
+            job.request.fail(.closed)
         } else if outcome.start {
             startDrain()
         }
@@ -120,7 +120,7 @@ final class GroupCommit: Sendable {
             return (true, false)
         }
         if outcome.closed {
-            job.fail(.closed)
+            job.request.fail(.closed)
         } else if outcome.schedule {
             loop.executeAfterTick { self.commitPending(endingTickOf: identity) }
         }
@@ -227,7 +227,7 @@ final class GroupCommit: Sendable {
                 checkpointer.install(on: connection)
             } catch {
                 let failure = StoreError(operating: error, path: path)
-                for job in batch { job.fail(failure) }
+                for job in batch { job.request.fail(failure) }
                 return
             }
         }
@@ -241,7 +241,7 @@ final class GroupCommit: Sendable {
         let startRevision = state.withLock { $0.revision }
         let storage = SQLiteWriteBatch(connection: connection, statements: statements, heads: writer.heads, path: path)
         var revision = startRevision
-        var committed: [(changeSet: ChangeSet, completion: WriteJob.Completion)] = []
+        var committed: [(changeSet: ChangeSet, request: any QueuedWrite)] = []
         committed.reserveCapacity(batch.count)
         var ran = 0
         var rejected = 0
@@ -253,11 +253,11 @@ final class GroupCommit: Sendable {
             for job in batch {
                 if job.needsSavepoint { try statements.savepoint.execute() }
                 var transaction = WriteTransaction(storage: storage, revision: revision.next)
-                let completion = job.run(&transaction)
+                let succeeded = job.request.run(&transaction)
                 ran += 1
-                if let completion {
+                if succeeded {
                     // Appended first: from here on, this caller is answered by the batch's outcome.
-                    committed.append((transaction.changeSet, completion))
+                    committed.append((transaction.changeSet, job.request))
                     if job.resumesTask { resumingTasks += 1 }
                     if let storageFailure = storage.storageFailure { throw storageFailure }
                     if job.needsSavepoint { try statements.release.execute() }
@@ -325,20 +325,20 @@ final class GroupCommit: Sendable {
     /// server's, which enqueue on an event loop) are called directly, as are
     /// all of a batch committed `inline` by an end-of-tick commit, whose
     /// callers are mostly that event loop's.
-    private func resume(_ committed: [(changeSet: ChangeSet, completion: WriteJob.Completion)], tasks: Int, inline: Bool) {
+    private func resume(_ committed: [(changeSet: ChangeSet, request: any QueuedWrite)], tasks: Int, inline: Bool) {
         if inline || tasks <= 2 {
-            for (changeSet, completion) in committed { completion(.success(changeSet)) }
+            for (changeSet, request) in committed { request.finish(.success(changeSet)) }
             return
         }
         Task {
-            for (changeSet, completion) in committed { completion(.success(changeSet)) }
+            for (changeSet, request) in committed { request.finish(.success(changeSet)) }
         }
     }
 
     /// The storage failed: roll back everything and fail every request of the
     /// batch that is still waiting, with the same named error.
     private func abandon(
-        _ batch: [WriteJob], ran: Int, committed: [(changeSet: ChangeSet, completion: WriteJob.Completion)],
+        _ batch: [WriteJob], ran: Int, committed: [(changeSet: ChangeSet, request: any QueuedWrite)],
         error: StoreError, connection: SQLiteConnection
     ) {
         if connection.isInsideTransaction {
@@ -350,11 +350,11 @@ final class GroupCommit: Sendable {
         state.withLock { state in
             state.statistics.failedBatches += 1
         }
-        for (_, completion) in committed {
-            completion(.failure(error))
+        for (_, request) in committed {
+            request.finish(.failure(error))
         }
         for job in batch[ran...] {
-            job.fail(error)
+            job.request.fail(error)
         }
     }
 }

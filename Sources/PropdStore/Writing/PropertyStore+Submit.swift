@@ -24,23 +24,7 @@ extension PropertyStore {
     /// request, a few percent of the writer's thread.
     @_specialize(where T == Void)
     public func submit<T: Sendable>(_ submission: WriteSubmission<T>) {
-        let body = submission.body
-        let completion = submission.completion
-        var job = WriteJob(
-            run: { transaction in
-                let value: T
-                do {
-                    value = try body(&transaction)
-                } catch {
-                    completion(.failure(error))
-                    return nil
-                }
-                return { outcome in
-                    completion(outcome.map { Committed(value: value, changeSet: $0) }.mapError { $0 })
-                }
-            },
-            fail: { error in completion(.failure(error)) }
-        )
+        var job = WriteJob(SubmittedWrite(submission))
         job.needsSavepoint = submission.rollback == .savepoint
         switch submission.origin {
         case .loop(let loop, alone: true) where configuration.durability == .normal && loop.isCurrent:
