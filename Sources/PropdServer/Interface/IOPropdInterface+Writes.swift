@@ -118,10 +118,12 @@ extension IOPropdInterface {
         _ operation: WriteOperation, _ connection: VarlinkConnectionContext, _ responder: VarlinkResponder,
         redact: @escaping @Sendable (ServiceError) -> ServiceError = { $0 }
     ) {
+        // Not the operation itself: the completion keeps what it captures until the write is answered.
+        let isBind = if case .bind = operation { true } else { false }
         service.submit(operation, from: .call(on: connection, responder)) { result in
             switch result {
             case .success(let outcome):
-                if case .bind = operation {
+                if isBind {
                     responder.succeed(BindReply(revision: outcome.revision, sources: outcome.sources.map(\.rawValue)).parameters)
                 } else {
                     responder.succeed(RevisionReply(revision: outcome.revision))

@@ -14,13 +14,29 @@ public final class LoopMailbox: Sendable {
     public let eventLoop: any EventLoop
     private let pending = Mutex(Pending())
 
+    /// What a mailbox carries. A call's answer, the commonest by far, is
+    /// carried as it is rather than in a closure, which would be one more
+    /// allocation per answer on the answering thread (a writer's).
+    enum Delivery: Sendable {
+        case work(@Sendable () -> Void)
+        case answer(NIOLoopBound<VarlinkConnectionHandler>, sequence: Int, VarlinkAnswer)
+
+        func run() {
+            switch self {
+            case .work(let work): work()
+            case .answer(let connection, let sequence, let answer):
+                connection.value.complete(sequence: sequence, with: answer)
+            }
+        }
+    }
+
     private struct Pending {
-        var work: [@Sendable () -> Void] = []
+        var work: [Delivery] = []
         /// The array the last delivery ran, emptied, its storage kept for
         /// the next burst: posts then append without allocating, where a
         /// fresh array would grow from nothing at every delivery (on a busy
         /// loop a delivery often takes one or two items).
-        var spare: [@Sendable () -> Void] = []
+        var spare: [Delivery] = []
         var scheduled = false
     }
 
@@ -30,8 +46,13 @@ public final class LoopMailbox: Sendable {
 
     /// Runs `work` on the loop after everything posted before it.
     public func post(_ work: @escaping @Sendable () -> Void) {
+        post(.work(work))
+    }
+
+    /// Runs `delivery` on the loop after everything posted before it.
+    func post(_ delivery: Delivery) {
         let schedule = pending.withLock { pending in
-            pending.work.append(work)
+            pending.work.append(delivery)
             if pending.scheduled { return false }
             pending.scheduled = true
             return true
@@ -60,12 +81,12 @@ public final class LoopMailbox: Sendable {
     private func deliver() {
         var work = pending.withLock { pending in
             pending.scheduled = false
-            var taken: [@Sendable () -> Void] = []
+            var taken: [Delivery] = []
             swap(&taken, &pending.spare)
             swap(&taken, &pending.work)
             return taken
         }
-        for item in work { item() }
+        for item in work { item.run() }
         work.removeAll(keepingCapacity: true)
         pending.withLock { pending in pending.spare = work }
     }

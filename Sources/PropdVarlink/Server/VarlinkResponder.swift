@@ -41,21 +41,15 @@ public struct VarlinkResponder: Sendable {
         deliver(.failure(error))
     }
 
-    /// Runs `work` on the connection's event loop: at once when called
+    /// Hands `answer` to the connection's event loop: at once when called
     /// there, otherwise through the loop's mailbox, with whatever else other
     /// threads hand that loop meanwhile.
-    func onEventLoop(_ work: @escaping @Sendable () -> Void) {
-        if eventLoop.inEventLoop {
-            work()
-        } else {
-            mailbox.post(work)
-        }
-    }
-
     private func deliver(_ answer: VarlinkAnswer) {
-        let connection = self.connection
-        let sequence = self.sequence
-        onEventLoop { connection.value.complete(sequence: sequence, with: answer) }
+        if eventLoop.inEventLoop {
+            connection.value.complete(sequence: sequence, with: answer)
+        } else {
+            mailbox.post(.answer(connection, sequence: sequence, answer))
+        }
     }
 }
 
