@@ -78,6 +78,25 @@ final class SQLiteStatement {
         }
     }
 
+    /// Binds UTF-8 `bytes` as text for the time of `body`, in place, as
+    /// ``withText(_:_:_:)`` binds a string; NULL when `bytes` is nil.
+    func withText<T>(_ index: Int32, bytes: [UInt8]?, _ body: () throws -> T) throws -> T {
+        guard let bytes else {
+            try check(sqlite3_bind_null(handle, index))
+            return try body()
+        }
+        return try bytes.withUnsafeBufferPointer { utf8 in
+            // An empty array has no address, which SQLite would bind as NULL.
+            guard let start = utf8.baseAddress else {
+                try bind(index, "")
+                return try body()
+            }
+            try check(sqlite3_bind_text(handle, index, start, Int32(utf8.count), Self.static))
+            defer { _ = sqlite3_bind_null(handle, index) }
+            return try body()
+        }
+    }
+
     /// The bytes outlive the statement's use of them (see ``withText(_:_:_:)``).
     private static let `static` = unsafeBitCast(0, to: sqlite3_destructor_type.self)
 

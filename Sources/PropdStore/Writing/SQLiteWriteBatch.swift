@@ -15,6 +15,9 @@ final class SQLiteWriteBatch: WriteBatchStorage {
     /// error: SQLite may already have rolled the transaction back, so the
     /// whole batch must be abandoned.
     private(set) var storageFailure: StoreError?
+    /// The JSON text of the value being set, its storage kept from one Set
+    /// of the batch to the next.
+    private var valueText: [UInt8] = []
 
     init(connection: SQLiteConnection, statements: WriterStatements, heads: HistoryHeads, path: String) {
         self.connection = connection
@@ -69,7 +72,9 @@ final class SQLiteWriteBatch: WriteBatchStorage {
     // MARK: Changing properties
 
     func set(_ key: Key, _ value: JSONValue, expires: Int64?, at revision: Revision) throws(StoreError) {
-        let text = value.jsonString
+        valueText.removeAll(keepingCapacity: true)
+        value.encode(into: &valueText)
+        let text = valueText
         try run {
             // History first: its `previous` is the key's head before this change.
             try appendHistory(key: key, kind: "set", value: text, error: nil, at: revision)
@@ -77,7 +82,7 @@ final class SQLiteWriteBatch: WriteBatchStorage {
             let upsert = statements.upsert
             try upsert.bind(3, revision.rawValue)
             try upsert.bind(4, expires)
-            try upsert.withText(1, key.rawValue) { try upsert.withText(2, text) { try upsert.execute() } }
+            try upsert.withText(1, key.rawValue) { try upsert.withText(2, bytes: text) { try upsert.execute() } }
             heads.appended(key.rawValue, at: revision.rawValue)
         }
     }
@@ -105,7 +110,7 @@ final class SQLiteWriteBatch: WriteBatchStorage {
             try select.bind(1, key.rawValue)
             let kept = try select.withFirstRow { row in row.text(0) } ?? nil
             // History first: its `previous` is the key's head before this change.
-            try appendHistory(key: key, kind: "error", value: kept, error: message, at: revision)
+            try appendHistory(key: key, kind: "error", value: kept.map { Array($0.utf8) }, error: message, at: revision)
             let upsert = try connection.statement("""
                 INSERT INTO properties (key, value, revision, created, error) VALUES (?1, NULL, ?2, ?2, ?3)
                 ON CONFLICT (key) DO UPDATE SET revision = excluded.revision, error = excluded.error
@@ -172,14 +177,14 @@ final class SQLiteWriteBatch: WriteBatchStorage {
     /// new head once the whole change is written. The key and the value, on
     /// every Set, are bound in place (``SQLiteStatement/withText(_:_:_:)``).
     private func appendHistory(
-        key: Key, kind: StaticString, value: String?, error: String?, at revision: Revision, previous: Int64? = nil
+        key: Key, kind: StaticString, value: [UInt8]?, error: String?, at revision: Revision, previous: Int64? = nil
     ) throws {
         let append = statements.appendHistory
         try append.bind(1, revision.rawValue)
         try append.bind(3, kind)
         try append.bind(5, error)
         try append.bind(6, previous ?? heads.head(of: key.rawValue))
-        try append.withText(2, key.rawValue) { try append.withText(4, value) { try append.execute() } }
+        try append.withText(2, key.rawValue) { try append.withText(4, bytes: value) { try append.execute() } }
     }
 
     /// Runs a statement kept on the connection with text parameters ?1, ?2, ...;
