@@ -12,7 +12,9 @@
 # measurement on stdout: ROUND MODE SERVER RESULT, where RESULT is
 # "Sets/s CPU-per-Set" (16 connections) or the sequential Set p50 in µs.
 # The socket round trip (`uds_pingpong rtt`, 64 bytes) before and after,
-# on stderr, says how fast the VM was in those minutes.
+# on stderr, says how fast the VM was in those minutes. With PROPD_BEFORE
+# (another build of propd) set, the server "propd-before" runs it: name it
+# in SERVERS to compare two builds in the same rounds.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 bin="$(cd "$1" && pwd)"; rounds="${2:-5}"; modes="${3:-pipelined concurrent sequential}"
@@ -42,6 +44,8 @@ start() {
     local dir="$work/run"; rm -rf "$dir"; mkdir -p "$dir/b"
     case $1 in
         propd) "$bin/propd" --socket "$dir/s.sock" --database "$dir/db" --bindings "$dir/b" --durability normal >/dev/null 2>"$dir/log" & ;;
+        propd-before) "$PROPD_BEFORE" --socket "$dir/s.sock" --database "$dir/db" --bindings "$dir/b" --durability normal \
+            >/dev/null 2>"$dir/log" & ;;
         propd-sql*) cp "$work/template/db" "$dir/db"; "$work/$1" "$dir/s.sock" "$dir/db" NORMAL >/dev/null 2>"$dir/log" & ;;
         *) "$work/$1" "$dir/s.sock" "$dir/db" NORMAL >/dev/null 2>"$dir/log" & ;;
     esac

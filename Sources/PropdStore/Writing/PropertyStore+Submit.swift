@@ -24,7 +24,11 @@ extension PropertyStore {
     /// request, a few percent of the writer's thread.
     @_specialize(where T == Void)
     public func submit<T: Sendable>(_ submission: WriteSubmission<T>) {
-        var job = WriteJob(SubmittedWrite(submission))
+        // Decided when this is specialized: a Void body takes the non-generic path.
+        let request: any QueuedWrite =
+            if let submission = submission as? WriteSubmission<Void> { SubmittedVoidWrite(submission) }
+            else { SubmittedWrite(submission) }
+        var job = WriteJob(request)
         job.needsSavepoint = submission.rollback == .savepoint
         switch submission.origin {
         case .loop(let loop, alone: true) where configuration.durability == .normal && loop.isCurrent:
