@@ -84,13 +84,19 @@ import Glibc
         try await s.stop()
     }
 
-    @Test func connectionsBeyondTheLimitAreRefused() async throws {
+    /// A server that admits one connection, and that connection, answered once.
+    func startWithItsOnlyConnection() async throws -> (TestServer, VarlinkConnection) {
         var configuration = VarlinkServerConfiguration()
         configuration.maximumConnections = 1
         configuration.connectionLimitReply = VarlinkCallError(name: "org.example.LimitExceeded", parameters: ["maximum": 1])
         let s = try await TestServer.start(configuration: configuration)
         let first = try await s.connect()
         #expect(try await first.call("org.example.test.Echo") == [:])
+        return (s, first)
+    }
+
+    @Test func connectionsBeyondTheLimitAreRefused() async throws {
+        let (s, first) = try await startWithItsOnlyConnection()
         let second = try await s.connect()
         await #expect(throws: VarlinkCallError(name: "org.example.LimitExceeded", parameters: ["maximum": 1])) {
             try await second.call("org.example.test.Echo")
@@ -103,12 +109,7 @@ import Glibc
     }
 
     @Test func aRefusedClientThatStaysDoesNotRefuseTheNext() async throws {
-        var configuration = VarlinkServerConfiguration()
-        configuration.maximumConnections = 1
-        configuration.connectionLimitReply = VarlinkCallError(name: "org.example.LimitExceeded", parameters: ["maximum": 1])
-        let s = try await TestServer.start(configuration: configuration)
-        let first = try await s.connect()
-        #expect(try await first.call("org.example.test.Echo") == [:])
+        let (s, first) = try await startWithItsOnlyConnection()
         // Refused, and never calls: its refusal stays unanswered, its socket open.
         let lingering = try await s.connect()
         await first.close()
