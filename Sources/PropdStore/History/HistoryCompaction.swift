@@ -46,6 +46,10 @@ struct HistoryCompaction {
         /// grows to the `threshold` in force while it is the last.
         var runs: [(start: Int64, rows: Int)] = []
         var sinceTrim = 0
+        /// Whether a trim since opening removed every row older than the
+        /// first run (it ended the chain there): then none is left to look
+        /// for behind it.
+        var nothingOlder = false
     }
 
     init(keep: Int, horizon: Revision) {
@@ -99,7 +103,8 @@ struct HistoryCompaction {
                     removedRuns = 0
                 } else if let newestRemoved = try removeRows(
                     before: cut, of: key, oldestSeen: seen.runs.first?.start,
-                    seenRows: seen.runs.prefix(removedRuns).reduce(0) { $0 + $1.rows }, statements)
+                    seenRows: seen.runs.prefix(removedRuns).reduce(0) { $0 + $1.rows },
+                    olderRows: !seen.nothingOlder, statements)
                 {
                     step.horizon = max(step.horizon, Revision(newestRemoved))
                 }
@@ -167,9 +172,10 @@ struct HistoryCompaction {
     /// Ends the key's chain at `cut` and deletes the rows behind it; returns
     /// the newest revision deleted, if any. `oldestSeen` is the oldest row
     /// of the key this writer saw, `seenRows` how many of its rows lie from
-    /// there to the cut.
+    /// there to the cut, `olderRows` whether rows older than it may remain.
     private func removeRows(
-        before cut: Int64, of key: Key, oldestSeen: Int64?, seenRows: Int, _ statements: CompactionStatements
+        before cut: Int64, of key: Key, oldestSeen: Int64?, seenRows: Int, olderRows: Bool,
+        _ statements: CompactionStatements
     ) throws -> Int64? {
         guard let newest = try previous(of: cut, key, statements), newest < cut else { return nil }
         let end = statements.endChain
@@ -183,7 +189,7 @@ struct HistoryCompaction {
         // Rows from before the writer's first sight of the key (the first
         // trim after the store opened) are behind `oldestSeen`: read its
         // `previous` before the range goes.
-        let older = try previous(of: oldestSeen, key, statements)
+        let older = olderRows ? try previous(of: oldestSeen, key, statements) : nil
         let range = statements.removeRange
         try range.bind(1, oldestSeen)
         try range.bind(2, cut)
@@ -239,5 +245,7 @@ extension HistoryCompaction.SeenRows {
     mutating func trimmed(removingRuns removed: Int) {
         runs.removeFirst(removed)
         sinceTrim = 0
+        // The cut was the first run kept: the chain now ends at it.
+        if removed > 0 { nothingOlder = true }
     }
 }
