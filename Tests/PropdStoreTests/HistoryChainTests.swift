@@ -98,7 +98,7 @@ import Testing
             // keep 4: every write makes `a` due; one write per batch, so each
             // batch trims to the 4 newest rows it knows, plus its own.
             let store = try openStore(dir, historyPerKey: 4)
-            for i in 1...20 { try await store.write(WriteRequest(set: [a: .integer(Int64(i))])) }
+            try await setEach(store, a, to: 1...20)
             #expect(try store.history(of: a).map(\.revision) == [20, 19, 18, 17, 16])
             #expect(try store.oldestCompleteRevision() == 16)
             #expect(try historyRowCount(dir, a) == 5)
@@ -150,12 +150,12 @@ import Testing
         let dir = try TemporaryDirectory()
         let store = try openStore(dir, historyPerKey: 4)
         let a = key("a")
-        for i in 1...50 { try await store.write(WriteRequest(set: [a: .integer(Int64(i))])) }
+        try await setEach(store, a, to: 1...50)
         let kept = try historyRowCount(dir, a)
         #expect(kept < 10)
         // 40 per key now: fewer than that exist, so nothing more may go.
         store.setHistoryPerKey(40)
-        for i in 51...70 { try await store.write(WriteRequest(set: [a: .integer(Int64(i))])) }
+        try await setEach(store, a, to: 51...70)
         #expect(try historyRowCount(dir, a) == kept + 20)
         try expectIntactHistoryChains(dir)
     }
@@ -164,9 +164,9 @@ import Testing
         let dir = try TemporaryDirectory()
         let store = try openStore(dir, historyPerKey: 100)
         let a = key("a")
-        for i in 1...30 { try await store.write(WriteRequest(set: [a: .integer(Int64(i))])) }
+        try await setEach(store, a, to: 1...30)
         store.setHistoryPerKey(4)
-        for i in 31...40 { try await store.write(WriteRequest(set: [a: .integer(Int64(i))])) }
+        try await setEach(store, a, to: 31...40)
         // Each batch trims what the one before it made due: 4 rows, and the newest.
         #expect(try historyRowCount(dir, a) == 5)
         #expect(try store.history(of: a).map(\.revision) == [40, 39, 38, 37, 36])
@@ -179,7 +179,7 @@ import Testing
         let (a, b) = (key("a"), key("b"))
         for i in 1...6 { try await store.write(WriteRequest(set: [a: .integer(Int64(i)), b: .integer(Int64(i))])) }
         try await store.write(WriteRequest(delete: [a, b]))  // 7
-        for i in 8...12 { try await store.write(WriteRequest(set: [b: .integer(Int64(i))])) }
+        try await setEach(store, b, to: 8...12)
         // a: deleted, trimmed to its last entries, its chain still found from deleted_heads.
         #expect(try store.history(of: a).map(\.kind) == [.delete, .set])
         #expect(try store.history(of: a).first?.revision == 7)
@@ -236,15 +236,20 @@ import Testing
         let dir = try TemporaryDirectory()
         let store = try openStore(dir, historyPerKey: 2)
         let a = key("a")
-        for i in 1...3 { try await store.write(WriteRequest(set: [a: .integer(Int64(i))])) }
+        try await setEach(store, a, to: 1...3)
         // Damage the file from outside: the oldest row points at the newest.
         try await DatabaseQueue(path: dir.databasePath).write { db in
             try db.execute(sql: "UPDATE history SET previous = 3 WHERE revision = 1 AND key = 'a'")
         }
         #expect(try store.history(of: a).map(\.revision) == [3, 2, 1])
         // Compaction walks it too (a is due after every write): it ends as well.
-        for i in 4...6 { try await store.write(WriteRequest(set: [a: .integer(Int64(i))])) }
+        try await setEach(store, a, to: 4...6)
         #expect(try store.history(of: a).first?.revision == 6)
+    }
+
+    /// Sets `key` to each value in turn, one revision each.
+    func setEach(_ store: PropertyStore, _ key: Key, to values: ClosedRange<Int64>) async throws {
+        for value in values { try await store.write(WriteRequest(set: [key: .integer(value)])) }
     }
 
     func historyRowCount(_ dir: TemporaryDirectory, _ key: Key) throws -> Int {
