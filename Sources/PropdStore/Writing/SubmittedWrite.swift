@@ -1,17 +1,16 @@
 import PropdCore
+import Synchronization
 
 /// A ``WriteSubmission`` on the writer's queue: the submission's body and
 /// completion, and the body's value from its run until the batch's outcome.
 ///
-/// `@unchecked Sendable` is sound: `value` is the only mutable state. It is
-/// written by `run`, which the writer calls once, inside the batch's commit,
-/// and read by `finish`, which the same writer calls after that commit has
-/// ended: on its own thread, or in a task it starts afterwards (task
-/// creation orders the write before the read). `fail` never reads it.
-final class SubmittedWrite<T: Sendable>: QueuedWrite, @unchecked Sendable {
+/// The value crosses from the writer's `run` to `finish`, which may run in
+/// a task the writer starts: it is kept behind a mutex, taken once each way
+/// (only writes that return a value come here: see ``SubmittedVoidWrite``).
+final class SubmittedWrite<T: Sendable>: QueuedWrite {
     private let body: @Sendable (inout WriteTransaction) throws -> T
     private let completion: @Sendable (Result<Committed<T>, any Error>) -> Void
-    private var value: T?
+    private let value = Mutex<T?>(nil)
 
     init(_ submission: WriteSubmission<T>) {
         body = submission.body
@@ -20,7 +19,8 @@ final class SubmittedWrite<T: Sendable>: QueuedWrite, @unchecked Sendable {
 
     func run(_ transaction: inout WriteTransaction) -> Bool {
         do {
-            value = try body(&transaction)
+            let result = try body(&transaction)
+            value.withLock { $0 = result }
             return true
         } catch {
             completion(.failure(error))
@@ -29,7 +29,7 @@ final class SubmittedWrite<T: Sendable>: QueuedWrite, @unchecked Sendable {
     }
 
     func finish(_ outcome: Result<ChangeSet, StoreError>) {
-        switch (outcome, value) {
+        switch (outcome, value.withLock { $0 }) {
         case (.success(let changeSet), let value?): completion(.success(Committed(value: value, changeSet: changeSet)))
         case (.failure(let error), _): completion(.failure(error))
         // Never: the writer finishes only requests whose run returned true.
