@@ -20,7 +20,8 @@ let package = Package(
         .executable(name: "propd-bench", targets: ["propd-bench"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        // Only for the SQLite amalgamation it vendors and compiles (see Sources/CSQLite).
+        .package(url: "https://github.com/vapor/sqlite-nio", from: "1.13.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -58,8 +59,8 @@ let package = Package(
             dependencies: ["PropdCore", "CSQLite"],
             swiftSettings: strictSwift6
         ),
-        // The system SQLite's C API, reached only through PropdStore's SQLite/ wrapper.
-        .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
+        // SQLite's C API, reached only through PropdStore's SQLite/ wrapper.
+        .target(name: "CSQLite", dependencies: [.product(name: "SQLiteNIO", package: "sqlite-nio")]),
         // The single writer: requests -> bindings -> one revision each -> events.
         .target(
             name: "PropdService",
@@ -180,7 +181,6 @@ let package = Package(
             name: "PropdStoreTests",
             dependencies: [
                 "PropdStore", "PropdCore", "PropdTestSupport", "PropdStoreTestSupport",
-                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             swiftSettings: strictSwift6

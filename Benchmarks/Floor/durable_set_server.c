@@ -24,6 +24,9 @@
 // -DHISTORY_BY_KEY adds an index on the history by key to the floor's own
 // tables: the least its history needs to answer History(key).
 //
+// -DVENDORED_SQLITE builds any of these on the SQLite propd links instead of
+// the system's (compile the amalgamation as floors-side-by-side.sh does).
+//
 // Two layouts propd could have, with a writer that knows each key's head
 // (the revision of its newest history row) instead of looking it up:
 //   -DPROPD_SQL -DKNOWN_HEAD  propd's schema and statements, `previous` bound
@@ -41,7 +44,24 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#ifdef VENDORED_SQLITE
+// propd's own SQLite: the amalgamation vapor/sqlite-nio vendors, whose
+// symbols carry a `sqlite_nio_` prefix (see Sources/CSQLite in propd).
+#include <sqlite_nio_sqlite3.h>
+#define sqlite3_bind_int64 sqlite_nio_sqlite3_bind_int64
+#define sqlite3_bind_text sqlite_nio_sqlite3_bind_text
+#define sqlite3_column_int64 sqlite_nio_sqlite3_column_int64
+#define sqlite3_errmsg sqlite_nio_sqlite3_errmsg
+#define sqlite3_exec sqlite_nio_sqlite3_exec
+#define sqlite3_finalize sqlite_nio_sqlite3_finalize
+#define sqlite3_open sqlite_nio_sqlite3_open
+#define sqlite3_open_v2 sqlite_nio_sqlite3_open_v2
+#define sqlite3_prepare_v2 sqlite_nio_sqlite3_prepare_v2
+#define sqlite3_reset sqlite_nio_sqlite3_reset
+#define sqlite3_step sqlite_nio_sqlite3_step
+#else
 #include <sqlite3.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

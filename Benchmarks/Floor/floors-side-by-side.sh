@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The floor servers and propd, interleaved under propd-bench: the C floor
-# server (durable_set_server.c), its variants with propd's SQL and other
-# history layouts, the same server in Swift on SwiftNIO (../NIOFloor), and
-# propd itself. Each measurement starts its server fresh.
+# server (durable_set_server.c), its variants with propd's SQL, other
+# history layouts or the SQLite propd links, the same server in Swift on
+# SwiftNIO (../NIOFloor), and propd itself. Each measurement starts its
+# server fresh. Run it from a checkout where propd was built (the SQLite
+# propd links is compiled from that build's package checkouts).
 #
 #   Benchmarks/Floor/floors-side-by-side.sh BIN_DIR [ROUNDS] [MODES] [SERVERS]
 #
@@ -18,7 +20,7 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 bin="$(cd "$1" && pwd)"; rounds="${2:-5}"; modes="${3:-pipelined concurrent sequential}"
-servers="${4:-floor floor-key-index propd-sql propd-sql-known-head rowid-chain nio-floor propd}"
+servers="${4:-floor floor-vendored-sqlite floor-key-index propd-sql propd-sql-known-head rowid-chain nio-floor propd}"
 work="$(mktemp -d /tmp/propd-floors.XXXXXX)"
 trap 'rm -rf "$work"' EXIT
 
@@ -28,6 +30,18 @@ build -DHISTORY_BY_KEY -o "$work/floor-key-index"
 build -DPROPD_SQL -o "$work/propd-sql"
 build -DPROPD_SQL -DKNOWN_HEAD -o "$work/propd-sql-known-head"
 build -DROWID_CHAIN -o "$work/rowid-chain"
+# The C floor on the SQLite propd links (the amalgamation in propd's
+# checkout of vapor/sqlite-nio, compiled with that package's options that
+# bear on speed) rather than the system's: what SQLite's build is worth.
+vendored="$here/../../.build/checkouts/sqlite-nio/Sources/VaporCSQLite"
+if [ -f "$vendored/sqlite_nio_sqlite3.c" ]; then
+    gcc -O2 -w -DSQLITE_DEFAULT_MEMSTATUS=0 -DSQLITE_DQS=0 -DSQLITE_OMIT_DEPRECATED -DSQLITE_OMIT_SHARED_CACHE \
+        -DSQLITE_OMIT_PROGRESS_CALLBACK -DSQLITE_OMIT_TRACE -DSQLITE_OMIT_LOAD_EXTENSION -DSQLITE_SECURE_DELETE \
+        -DSQLITE_LIKE_DOESNT_MATCH_BLOBS -DSQLITE_THREADSAFE=1 -DSQLITE_UNTESTABLE \
+        -c "$vendored/sqlite_nio_sqlite3.c" -o "$work/vendored-sqlite.o"
+    gcc -O2 -Wall -DVENDORED_SQLITE -I "$vendored/include" "$here/durable_set_server.c" "$work/vendored-sqlite.o" \
+        -lpthread -lm -o "$work/floor-vendored-sqlite"
+fi
 gcc -O2 -Wall "$here/../../../shared/bench/peers/c/uds_pingpong.c" -o "$work/uds_pingpong" 2>/dev/null || true
 (cd "$here/../NIOFloor" && swift build -c release >&2 && cp .build/release/nio-floor-server "$work/nio-floor")
 

@@ -1,6 +1,5 @@
 import Foundation
 import PropdTestSupport
-import GRDB
 import PropdCore
 import PropdStore
 import Testing
@@ -103,10 +102,7 @@ import Testing
                 allAcknowledged[revision] = n
             }
 
-            let integrity = try DatabaseQueue(path: dir.databasePath).read { db in
-                try String.fetchAll(db, sql: "PRAGMA integrity_check")
-            }
-            #expect(integrity == ["ok"], "round \(round)")
+            #expect(try InspectedDatabase(dir.databasePath).strings("PRAGMA integrity_check") == ["ok"], "round \(round)")
 
             let store = try PropertyStore(path: dir.databasePath, configuration: StoreConfiguration(historyPerKey: 1_000_000))
             let history = try store.changes(after: 0)

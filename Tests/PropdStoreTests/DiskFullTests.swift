@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import PropdCore
 import PropdStore
 import Testing
@@ -51,8 +50,7 @@ import Testing
             #expect(property?.value == Self.blob)
         }
         #expect(try store.keyCount() == acknowledged.count)
-        let check = try DatabaseQueue(path: store.path).read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check") }
-        #expect(check == ["ok"])
+        #expect(try InspectedDatabase(store.path).strings("PRAGMA integrity_check") == ["ok"])
     }
 
     @Test(.enabled(if: MountedFilesystem.isAvailable, "needs root to mount a small tmpfs"))

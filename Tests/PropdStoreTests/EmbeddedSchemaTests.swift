@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import Testing
 @testable import PropdStore
 
@@ -29,17 +28,13 @@ import Testing
     @Test func migratedDatabaseHasExactlyTheSchemaOfTheFiles() throws {
         let dir = try TemporaryDirectory()
         _ = try openStore(dir)
-        let reference = try DatabaseQueue()
-        try reference.write { db in
-            for file in try Self.schemaFiles() { try db.execute(sql: String(decoding: file.bytes, as: UTF8.self)) }
-        }
+        let reference = try InspectedDatabase(":memory:")
+        for file in try Self.schemaFiles() { try reference.execute(String(decoding: file.bytes, as: UTF8.self)) }
         let query = "SELECT type, name, sql FROM sqlite_master WHERE name NOT LIKE 'grdb_%' AND name NOT LIKE 'sqlite_%' ORDER BY name"
-        let expected = try reference.read { db in try Row.fetchAll(db, sql: query) }
-        let actual = try DatabaseQueue(path: dir.databasePath).read { db in try Row.fetchAll(db, sql: query) }
-        #expect(actual == expected)
-        let applied = try DatabaseQueue(path: dir.databasePath).read { db in
-            try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations ORDER BY identifier")
-        }
+        let expected = try reference.rows(query, columns: 3)
+        let migrated = try InspectedDatabase(dir.databasePath)
+        #expect(try migrated.rows(query, columns: 3) == expected)
+        let applied = try migrated.strings("SELECT identifier FROM grdb_migrations ORDER BY identifier")
         #expect(applied == PropertyStore.knownMigrations)
     }
 

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import PropdCore
 import Testing
 
@@ -11,36 +10,43 @@ import Testing
 ///   unreachable, so none escapes compaction; none points to a removed row);
 /// - a key whose newest row is a delete has that row in deleted_heads.
 func auditHistoryChains(_ path: String) throws -> [String] {
-    let queue = try DatabaseQueue(path: path)
-    return try queue.read { db in
-        var problems: [String] = []
-        let rows = try Row.fetchAll(db, sql: "SELECT key, revision, kind, previous FROM history ORDER BY key, revision DESC")
-        var byKey: [String: [(revision: Int64, kind: String, previous: Int64?)]] = [:]
-        for row in rows { byKey[row[0], default: []].append((row[1], row[2], row[3])) }
-        for (key, newestFirst) in byKey {
-            let head = try Int64.fetchOne(db, sql: """
-                SELECT coalesce(
-                    (SELECT revision FROM properties WHERE key = ?1 AND (value IS NOT NULL OR error IS NOT NULL)),
-                    (SELECT revision FROM deleted_heads WHERE key = ?1))
-                """, arguments: [key])
-            if head != newestFirst.first?.revision {
-                problems.append("\(key): head \(String(describing: head)), newest row \(newestFirst[0].revision)")
-            }
-            for (index, row) in newestFirst.enumerated() {
-                let expected = index + 1 < newestFirst.count ? newestFirst[index + 1].revision : nil
-                if row.previous != expected {
-                    problems.append("\(key)@\(row.revision): previous \(String(describing: row.previous)), expected \(String(describing: expected))")
-                }
-            }
-            if newestFirst[0].kind == "delete" {
-                let recorded = try Int64.fetchOne(db, sql: "SELECT revision FROM deleted_heads WHERE key = ?", arguments: [key])
-                if recorded != newestFirst[0].revision {
-                    problems.append("\(key): deleted, deleted_heads has \(String(describing: recorded))")
-                }
+    let database = try InspectedDatabase(path)
+    // One read transaction: every query below sees the same snapshot.
+    try database.execute("BEGIN")
+    defer { try? database.execute("COMMIT") }
+    var problems: [String] = []
+    let rows = try database.rows("SELECT key, revision, kind, previous FROM history ORDER BY key, revision DESC", columns: 4)
+    var byKey: [String: [(revision: Int64, kind: String, previous: Int64?)]] = [:]
+    for row in rows {
+        guard let key = row[0], let revision = row[1].flatMap({ Int64($0) }), let kind = row[2] else {
+            problems.append("a history row with a NULL key, revision or kind: \(row)")
+            continue
+        }
+        byKey[key, default: []].append((revision, kind, row[3].flatMap { Int64($0) }))
+    }
+    for (key, newestFirst) in byKey {
+        let head = try database.int64("""
+            SELECT coalesce(
+                (SELECT revision FROM properties WHERE key = ?1 AND (value IS NOT NULL OR error IS NOT NULL)),
+                (SELECT revision FROM deleted_heads WHERE key = ?1))
+            """, key)
+        if head != newestFirst.first?.revision {
+            problems.append("\(key): head \(String(describing: head)), newest row \(newestFirst[0].revision)")
+        }
+        for (index, row) in newestFirst.enumerated() {
+            let expected = index + 1 < newestFirst.count ? newestFirst[index + 1].revision : nil
+            if row.previous != expected {
+                problems.append("\(key)@\(row.revision): previous \(String(describing: row.previous)), expected \(String(describing: expected))")
             }
         }
-        return problems
+        if newestFirst[0].kind == "delete" {
+            let recorded = try database.int64("SELECT revision FROM deleted_heads WHERE key = ?", key)
+            if recorded != newestFirst[0].revision {
+                problems.append("\(key): deleted, deleted_heads has \(String(describing: recorded))")
+            }
+        }
     }
+    return problems
 }
 
 /// Expects ``auditHistoryChains(_:)`` to find nothing wrong in `dir`'s database.

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import PropdCore
 import PropdStore
 import Testing
@@ -185,10 +184,7 @@ import Testing
         #expect(try store.history(of: a).first?.revision == 7)
         // b: set again after its delete and trimmed since: its deleted_heads row went.
         #expect(try store.history(of: b).map(\.revision) == [12, 11, 10])
-        let deletedHeads = try await DatabaseQueue(path: dir.databasePath).read { db in
-            try String.fetchAll(db, sql: "SELECT key FROM deleted_heads ORDER BY key")
-        }
-        #expect(deletedHeads == ["a"])
+        #expect(try InspectedDatabase(dir.databasePath).strings("SELECT key FROM deleted_heads ORDER BY key") == ["a"])
         try expectIntactHistoryChains(dir)
     }
 
@@ -238,9 +234,7 @@ import Testing
         let a = key("a")
         try await setEach(store, a, to: 1...3)
         // Damage the file from outside: the oldest row points at the newest.
-        try await DatabaseQueue(path: dir.databasePath).write { db in
-            try db.execute(sql: "UPDATE history SET previous = 3 WHERE revision = 1 AND key = 'a'")
-        }
+        try InspectedDatabase(dir.databasePath).execute("UPDATE history SET previous = 3 WHERE revision = 1 AND key = 'a'")
         #expect(try store.history(of: a).map(\.revision) == [3, 2, 1])
         // Compaction walks it too (a is due after every write): it ends as well.
         try await setEach(store, a, to: 4...6)
@@ -253,8 +247,6 @@ import Testing
     }
 
     func historyRowCount(_ dir: TemporaryDirectory, _ key: Key) throws -> Int {
-        try DatabaseQueue(path: dir.databasePath).read { db in
-            try Int.fetchOne(db, sql: "SELECT count(*) FROM history WHERE key = ?", arguments: [key.rawValue]) ?? -1
-        }
+        Int(try InspectedDatabase(dir.databasePath).int64("SELECT count(*) FROM history WHERE key = ?", key.rawValue) ?? -1)
     }
 }

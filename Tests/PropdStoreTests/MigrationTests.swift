@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import PropdCore
 import PropdStore
 import Testing
@@ -11,24 +10,24 @@ import Testing
     /// delete, set), c (set, delete, declared again as a derived key without
     /// a value), d (declared, then in error).
     static func versionTwoDatabase(_ path: String) throws {
-        let queue = try DatabaseQueue(path: path)
-        try queue.write { db in
-            for file in try EmbeddedSchemaTests.schemaFiles() where file.identifier < "003" {
-                try db.execute(sql: String(decoding: file.bytes, as: UTF8.self))
-            }
-            try db.execute(sql: """
-                CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY);
-                INSERT INTO grdb_migrations VALUES ('001_initial'), ('002_binding_files');
-                INSERT INTO properties (key, value, revision, created, error) VALUES
-                    ('a', '2', 2, 1, NULL), ('b', '5', 5, 5, NULL), ('c', NULL, 9, 9, NULL), ('d', NULL, 6, 4, 'boom');
-                INSERT INTO history (revision, key, kind, value, error) VALUES
-                    (1, 'b', 'set', '1', NULL), (2, 'a', 'set', '2', NULL), (3, 'b', 'delete', NULL, NULL),
-                    (5, 'b', 'set', '5', NULL), (6, 'd', 'error', NULL, 'boom'), (7, 'c', 'set', '7', NULL),
-                    (8, 'c', 'delete', NULL, NULL);
-                UPDATE meta SET value = 9 WHERE name = 'revision';
-                UPDATE meta SET value = 1 WHERE name = 'history_horizon';
-                """)
+        let database = try InspectedDatabase(path)
+        try database.execute("BEGIN")
+        for file in try EmbeddedSchemaTests.schemaFiles() where file.identifier < "003" {
+            try database.execute(String(decoding: file.bytes, as: UTF8.self))
         }
+        try database.execute("""
+            CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY);
+            INSERT INTO grdb_migrations VALUES ('001_initial'), ('002_binding_files');
+            INSERT INTO properties (key, value, revision, created, error) VALUES
+                ('a', '2', 2, 1, NULL), ('b', '5', 5, 5, NULL), ('c', NULL, 9, 9, NULL), ('d', NULL, 6, 4, 'boom');
+            INSERT INTO history (revision, key, kind, value, error) VALUES
+                (1, 'b', 'set', '1', NULL), (2, 'a', 'set', '2', NULL), (3, 'b', 'delete', NULL, NULL),
+                (5, 'b', 'set', '5', NULL), (6, 'd', 'error', NULL, 'boom'), (7, 'c', 'set', '7', NULL),
+                (8, 'c', 'delete', NULL, NULL);
+            UPDATE meta SET value = 9 WHERE name = 'revision';
+            UPDATE meta SET value = 1 WHERE name = 'history_horizon';
+            COMMIT;
+            """)
     }
 
     @Test func aVersionTwoDatabaseWithHistoryMigratesToChains() async throws {
@@ -64,13 +63,9 @@ import Testing
         #expect(try store.history(of: key("b")).map(\.revision) == [11, 5, 3, 1])
         try expectIntactHistoryChains(dir)
 
-        let schema = try await DatabaseQueue(path: dir.databasePath).read { db in
-            (
-                try Int.fetchOne(db, sql: "SELECT value FROM meta WHERE name = 'schema_version'"),
-                try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND name = 'history_by_key'")
-            )
-        }
-        #expect(schema.0 == 5)  // the latest migration, 005_commands, records 5
-        #expect(schema.1 == [])
+        let database = try InspectedDatabase(dir.databasePath)
+        // The latest migration, 005_commands, records 5.
+        #expect(try database.int64("SELECT value FROM meta WHERE name = 'schema_version'") == 5)
+        #expect(try database.strings("SELECT name FROM sqlite_master WHERE type = 'index' AND name = 'history_by_key'") == [])
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import PropdCore
 import PropdStore
 import Testing
@@ -24,9 +23,8 @@ import Testing
 
     @Test func anSQLiteDatabaseThatIsNotPropds() throws {
         let dir = try TemporaryDirectory()
-        try DatabaseQueue(path: dir.databasePath).write { db in
-            try db.execute(sql: "CREATE TABLE invoices (id INTEGER PRIMARY KEY, total REAL); INSERT INTO invoices VALUES (1, 9.5)")
-        }
+        try InspectedDatabase(dir.databasePath).execute(
+            "CREATE TABLE invoices (id INTEGER PRIMARY KEY, total REAL); INSERT INTO invoices VALUES (1, 9.5)")
         let before = contents(dir)
         #expect(throws: StoreError.notAPropdDatabase(path: dir.databasePath)) { try openStore(dir) }
         #expect(contents(dir) == before)
@@ -40,9 +38,7 @@ import Testing
             store.close()
             try store.checkpoint()
         }
-        try await DatabaseQueue(path: dir.databasePath).write { db in
-            try db.execute(sql: "DELETE FROM meta WHERE name = 'history_horizon'")
-        }
+        try InspectedDatabase(dir.databasePath).execute("DELETE FROM meta WHERE name = 'history_horizon'")
         let before = contents(dir)
         #expect(openingError(dir) == .corrupt(path: dir.databasePath, message: "the meta table lacks the revision counters"))
         // Not a byte written, no -wal or -shm created.
@@ -55,9 +51,7 @@ import Testing
             let store = try openStore(dir)
             try await store.write(WriteRequest(set: [key("a"): 1]))
         }
-        try await DatabaseQueue(path: dir.databasePath).write { db in
-            try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('002_future')")
-        }
+        try InspectedDatabase(dir.databasePath).execute("INSERT INTO grdb_migrations (identifier) VALUES ('002_future')")
         let before = contents(dir)
         let expected = StoreError.newerSchema(
             path: dir.databasePath, unknownMigrations: ["002_future"], knownMigrations: PropertyStore.knownMigrations)
@@ -74,9 +68,7 @@ import Testing
             }
         }
         // Move everything into the main file, so that damaging it damages the data.
-        try await DatabaseQueue(path: dir.databasePath).writeWithoutTransaction { db in
-            try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)")
-        }
+        try InspectedDatabase(dir.databasePath).execute("PRAGMA wal_checkpoint(TRUNCATE)")
         // Keep the header page, overwrite every other page with garbage.
         var bytes = try #require(FileManager.default.contents(atPath: dir.databasePath))
         #expect(bytes.count > 8192)

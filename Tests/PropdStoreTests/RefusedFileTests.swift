@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import PropdCore
 import PropdStore
 import PropdTestSupport
@@ -42,9 +41,7 @@ import Testing
         }
         store.close()
         try store.checkpoint()
-        try await DatabaseQueue(path: dir.databasePath).writeWithoutTransaction { db in
-            try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)")
-        }
+        try InspectedDatabase(dir.databasePath).execute("PRAGMA wal_checkpoint(TRUNCATE)")
         return ["": try #require(FileManager.default.contents(atPath: dir.databasePath))]
     }
 
@@ -92,11 +89,9 @@ import Testing
         let main = original[""] ?? Data()
         let scratch = try TemporaryDirectory()
         try main.write(to: URL(fileURLWithPath: scratch.databasePath))
-        let roots = try await DatabaseQueue(path: scratch.databasePath).read { db in
-            try Row.fetchAll(db, sql: "SELECT name, rootpage FROM sqlite_master WHERE rootpage > 1").map {
-                ($0[0] as String, $0[1] as Int)
-            }
-        }
+        let roots = try InspectedDatabase(scratch.databasePath)
+            .rows("SELECT name, rootpage FROM sqlite_master WHERE rootpage > 1", columns: 2)
+            .map { (try #require($0[0]), try #require($0[1].flatMap { Int($0) })) }
         #expect(roots.count > 5)
         var refused: [String] = []
         for (name, root) in roots {
@@ -123,9 +118,8 @@ import Testing
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")))
     func aJournalBesideARefusedFileIsNotPlayedBack() throws {
         let dir = try TemporaryDirectory()
-        try DatabaseQueue(path: dir.databasePath).write { db in
-            try db.execute(sql: "CREATE TABLE invoices (id INTEGER PRIMARY KEY, total REAL); INSERT INTO invoices VALUES (1, 9.5)")
-        }
+        try InspectedDatabase(dir.databasePath).execute(
+            "CREATE TABLE invoices (id INTEGER PRIMARY KEY, total REAL); INSERT INTO invoices VALUES (1, 9.5)")
         try interruptWrite(dir.databasePath)
         #expect(FileManager.default.fileExists(atPath: dir.databasePath + "-journal"))
         let before = contents(dir)

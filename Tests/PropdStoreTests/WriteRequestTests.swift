@@ -122,8 +122,8 @@ import Testing
 }
 
 @Suite struct DurabilityTests {
-    /// GRDB resets `synchronous` to NORMAL when it enables WAL; the store must
-    /// win, or `full` would silently not fsync at commit.
+    /// The writer's connection runs at the configured level: `full` that
+    /// silently did not fsync at commit would lose acknowledged writes.
     @Test func theWriterUsesTheConfiguredSynchronousLevel() throws {
         let dir = try TemporaryDirectory()
         #expect(try openStore(dir, durability: .full).writerSynchronous() == 2)

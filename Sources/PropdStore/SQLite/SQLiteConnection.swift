@@ -21,14 +21,7 @@ final class SQLiteConnection {
         case readWrite
     }
 
-    /// SQLite's process-wide configuration, before its first connection
-    /// opens: memory statistics off (see `shim.h`). Should something have
-    /// opened a connection first (a test's GRDB), SQLite refuses and keeps
-    /// its defaults, which change nothing but speed.
-    private static let configured: Int32 = propd_sqlite3_memory_statistics_off()
-
     init(path: String, mode: Mode) throws(SQLiteError) {
-        _ = Self.configured
         var flags: Int32 = SQLITE_OPEN_NOMUTEX
         switch mode {
         case .create: flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
