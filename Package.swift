@@ -59,7 +59,9 @@ let package = Package(
             dependencies: ["PropdCore", "CSQLite"],
             swiftSettings: strictSwift6
         ),
-        // SQLite's C API, reached only through PropdStore's SQLite/ wrapper.
+        // SQLite's C API under its usual names, reached only through PropdStore's
+        // SQLite/ wrapper. The library is sqlite-nio's VaporCSQLite target, which
+        // is no product of its own: the SQLiteNIO product brings it and its header.
         .target(name: "CSQLite", dependencies: [.product(name: "SQLiteNIO", package: "sqlite-nio")]),
         // The single writer: requests -> bindings -> one revision each -> events.
         .target(

@@ -3,8 +3,9 @@
 // The library is the SQLite amalgamation that vapor/sqlite-nio vendors and
 // compiles (SQLite 3.54; its symbols carry a `sqlite_nio_` prefix). propd
 // links it instead of the system libsqlite3 because Debian's is built with
-// SQLITE_OMIT_LOOKASIDE and memory statistics on: every record SQLite builds
-// while running a statement is a malloc, and every malloc takes a
+// SQLITE_OMIT_LOOKASIDE: every record SQLite builds while running a
+// statement is then a malloc. This one has its lookaside allocator, and its
+// memory statistics are off, so no allocation of SQLite's takes a
 // process-wide mutex. BENCHMARKS.md ("Why the write path is built this way")
 // has the measurement.
 //
