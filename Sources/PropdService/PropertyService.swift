@@ -105,11 +105,11 @@ public final class PropertyService: Sendable {
         return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
     }
 
-    /// Queues `body` as one write request: on the writer, with the engine,
-    /// in the batch's transaction. The engine is rebuilt first when an earlier
-    /// body changed it and was rolled back (see ``EngineState``). The one
-    /// ``WriteSubmission`` of the request is built here; the store decides
-    /// from its `origin` where and when it commits.
+    /// Queues `body` as one write request: on the writer, in the batch's
+    /// transaction, through ``run(_:engine:timers:logger:_:)``. The one
+    /// ``WriteSubmission`` of the request is built here (a Set's is built in
+    /// place, see ``submit(_:from:completion:)``); the store decides from its
+    /// `origin` where and when it commits.
     @_specialize(where T == Void)
     func submit<T: Sendable>(
         _ body: @escaping @Sendable (inout WriteTransaction, inout EngineState) throws -> T,
@@ -119,16 +119,26 @@ public final class PropertyService: Sendable {
     ) {
         store.submit(WriteSubmission(
             { [engine, timers, logger] transaction in
-                try engine.withLock { state in
-                    // Whatever the body does (even throw: a timer that found
-                    // nothing due), the timer is armed for what is pending.
-                    defer { timers.arm(state.engine.nextDeadline, clock: state.clock) }
-                    try state.resynchronize(for: transaction)
-                    let result = try body(&transaction, &state)
-                    state.reportRecomputations(logger)
-                    return result
-                }
+                try Self.run(&transaction, engine: engine, timers: timers, logger: logger, body)
             }, rollback: rollback, origin: origin, completion: completion))
+    }
+
+    /// Runs `body` on the writer, in the request's transaction, with the
+    /// engine: rebuilt first when an earlier body changed it and was rolled
+    /// back (see ``EngineState``), its recomputations reported after, and the
+    /// timer armed for what is pending whatever the body does (even throw: a
+    /// timer that found nothing due).
+    static func run<T>(
+        _ transaction: inout WriteTransaction, engine: EngineLock, timers: TimerWakeup, logger: Logger,
+        _ body: (inout WriteTransaction, inout EngineState) throws -> T
+    ) throws -> T {
+        try engine.withLock { state in
+            defer { timers.arm(state.engine.nextDeadline, clock: state.clock) }
+            try state.resynchronize(for: transaction)
+            let result = try body(&transaction, &state)
+            state.reportRecomputations(logger)
+            return result
+        }
     }
 
     /// ``submit(_:rollback:from:completion:)`` awaited, with the body's own errors left as they are.

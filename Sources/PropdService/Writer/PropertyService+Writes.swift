@@ -65,9 +65,16 @@ extension PropertyService {
         // Set and Delete check everything (derived keys, expectations, missing
         // keys) before their first write, so they need no savepoint.
         case .set(let values, let expect, let ttl):
-            submit(Self.setBody(values, expect: expect, ttl: ttl), rollback: .validatesFirst, from: origin) {
-                completion(Self.outcome($0))
-            }
+            // The submission is built here, not by submit(_:rollback:from:completion:):
+            // with the body and the answer written as closures in place, a Set
+            // allocates one context for each, where passing them on cost two
+            // more (the body's own closure and a reabstraction thunk for the answer).
+            store.submit(WriteSubmission(
+                { [engine, timers, logger] transaction in
+                    try Self.run(&transaction, engine: engine, timers: timers, logger: logger) { transaction, state in
+                        try Self.setBody(values, expect: expect, ttl: ttl, &transaction, &state)
+                    }
+                }, rollback: .validatesFirst, origin: origin, completion: { completion(Self.outcome($0)) }))
         case .delete(let keys, let expect, let patterns, let writable):
             let body = Self.deleteBody(keys, expect: expect, patterns: patterns, writable: writable)
             submit(body, rollback: .validatesFirst, from: origin) { result in
@@ -136,23 +143,25 @@ extension PropertyService {
 
     typealias Body<T> = @Sendable (inout WriteTransaction, inout EngineState) throws -> T
 
-    static func setBody(_ values: [Key: JSONValue], expect: [Key: Revision], ttl: Int64?) -> Body<Void> {
-        { transaction, state in
-            for key in values.keys where state.isDerived(key) { throw ServiceError.keyIsDerived(key.rawValue) }
-            guard let ttl else {
-                try WriteRequest(set: values, expect: expect).apply(to: &transaction)
-                // Without ttl a key is permanent again.
-                state.changed(at: transaction.revision)
-                state.engine.expire(values.keys, at: nil)
-                try propagate(&transaction, &state)
-                return
-            }
-            let deadline = state.clock.now().advanced(by: .milliseconds(ttl))
-            try WriteRequest(set: values, expect: expect).apply(to: &transaction, expires: deadline.milliseconds)
+    /// The body of a Set (see ``submit(_:from:completion:)``).
+    static func setBody(
+        _ values: [Key: JSONValue], expect: [Key: Revision], ttl: Int64?,
+        _ transaction: inout WriteTransaction, _ state: inout EngineState
+    ) throws {
+        for key in values.keys where state.isDerived(key) { throw ServiceError.keyIsDerived(key.rawValue) }
+        guard let ttl else {
+            try WriteRequest(set: values, expect: expect).apply(to: &transaction)
+            // Without ttl a key is permanent again.
             state.changed(at: transaction.revision)
-            state.engine.expire(values.keys, at: deadline)
+            state.engine.expire(values.keys, at: nil)
             try propagate(&transaction, &state)
+            return
         }
+        let deadline = state.clock.now().advanced(by: .milliseconds(ttl))
+        try WriteRequest(set: values, expect: expect).apply(to: &transaction, expires: deadline.milliseconds)
+        state.changed(at: transaction.revision)
+        state.engine.expire(values.keys, at: deadline)
+        try propagate(&transaction, &state)
     }
 
     static func deleteBody(
