@@ -59,9 +59,8 @@ final class SQLiteStatement {
     }
 
     /// Runs `body` with `text` bound at `index` in place: SQLite reads the
-    /// string's own bytes (SQLITE_STATIC) instead of a copy, which on the
-    /// writer's hot statements would be a `malloc` and a `free` each
-    /// (Debian's SQLite is built without its lookaside allocator). Run the
+    /// string's own bytes (SQLITE_STATIC) instead of copying them, which the
+    /// writer's hot statements would do for every key and value. Run the
     /// statement inside `body`: on return the parameter is NULL again, so
     /// the statement keeps no pointer to bytes that are gone.
     /// `nil` binds NULL for the duration.
@@ -71,11 +70,7 @@ final class SQLiteStatement {
             try check(sqlite3_bind_null(handle, index))
             return try body()
         }
-        return try text.withUTF8 { utf8 in
-            try check(sqlite3_bind_text(handle, index, utf8.baseAddress, Int32(utf8.count), Self.static))
-            defer { _ = sqlite3_bind_null(handle, index) }
-            return try body()
-        }
+        return try text.withUTF8 { utf8 in try withText(index, utf8: utf8, body) }
     }
 
     /// Binds UTF-8 `bytes` as text for the time of `body`, in place, as
@@ -85,16 +80,18 @@ final class SQLiteStatement {
             try check(sqlite3_bind_null(handle, index))
             return try body()
         }
-        return try bytes.withUnsafeBufferPointer { utf8 in
-            // An empty array has no address, which SQLite would bind as NULL.
-            guard let start = utf8.baseAddress else {
-                try bind(index, "")
-                return try body()
-            }
-            try check(sqlite3_bind_text(handle, index, start, Int32(utf8.count), Self.static))
-            defer { _ = sqlite3_bind_null(handle, index) }
+        return try bytes.withUnsafeBufferPointer { utf8 in try withText(index, utf8: utf8, body) }
+    }
+
+    private func withText<T>(_ index: Int32, utf8: UnsafeBufferPointer<UInt8>, _ body: () throws -> T) throws -> T {
+        // An empty buffer may have no address, which SQLite would bind as NULL.
+        guard let start = utf8.baseAddress else {
+            try bind(index, "")
             return try body()
         }
+        try check(sqlite3_bind_text(handle, index, start, Int32(utf8.count), Self.static))
+        defer { _ = sqlite3_bind_null(handle, index) }
+        return try body()
     }
 
     /// The bytes outlive the statement's use of them (see ``withText(_:_:_:)``).
