@@ -109,6 +109,30 @@ import Testing
         #expect(stream.isEnded)
     }
 
+    @Test func framesAStreamIsGivenAreSentVerbatimBetweenItsOtherReplies() throws {
+        let h = try Harness()
+        try h.send(
+            #"{"method":"org.example.test.Hold","parameters":{"id":7},"more":true}"# + "\0"
+                + #"{"method":"org.example.test.Echo","parameters":{"after":true}}"# + "\0")
+        let stream = try #require(h.lot.stream(7))
+        let frames = (1...3).map { tick in
+            VarlinkWireFormat.continuingReplyFrame(reservingCapacity: 0) { $0.append(contentsOf: #"{"tick":\#(tick)}"#.utf8) }
+        }
+        stream.send(["tick": 0])
+        stream.send(frames: frames)
+        stream.finish(["tick": 4])
+        #expect(try h.replies() == [
+            VarlinkReply(parameters: ["tick": 0], continues: true),
+            VarlinkReply(parameters: ["tick": 1], continues: true),
+            VarlinkReply(parameters: ["tick": 2], continues: true),
+            VarlinkReply(parameters: ["tick": 3], continues: true),
+            VarlinkReply(parameters: ["tick": 4]),
+            VarlinkReply(parameters: ["after": true]),
+        ])
+        stream.send(frames: frames)  // dropped: the stream has ended
+        #expect(try h.replies().isEmpty)
+    }
+
     @Test func aMoreCallWaitsForEarlierCalls() throws {
         let h = try Harness()
         try h.send(

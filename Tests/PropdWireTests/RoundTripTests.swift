@@ -51,7 +51,9 @@ import Testing
     @Test(arguments: WireSamples.events)
     func eventBytesAreTheEventObject(event: Event) throws {
         #expect(try JSONValue(parsingUTF8: EventEncoding.jsonObject(event)) == event.wireValue)
-        let parsed = try JSONValue(parsingUTF8: EventEncoding.replyParameters(event))
+        var parameters: [UInt8] = []
+        EventEncoding.encodeReplyParameters(event, into: &parameters)
+        let parsed = try JSONValue(parsingUTF8: parameters)
         #expect(parsed == .object(EventReply(event: event).parameters))
         #expect(try EventReply(parameters: try #require(parsed.fields)).event == event)
     }

@@ -52,7 +52,7 @@ public enum Daemon {
         let store = opened.store
         // A batch's answers and events wake each event loop once.
         store.answerBatches(within: { LoopMailbox.holdingWakeups($0) })
-        let hub = SubscriptionHub(encoder: IOPropdInterface.eventParametersEncoder)
+        let hub = SubscriptionHub(encoder: IOPropdInterface.eventFrameEncoder)
         let service: PropertyService
         do {
             // A cluster node fires deadlines only while it holds the timer election.

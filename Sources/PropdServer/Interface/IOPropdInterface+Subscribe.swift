@@ -5,9 +5,14 @@ import PropdVarlink
 import PropdWire
 
 extension IOPropdInterface {
-    /// The hub encoder that produces Subscribe's reply parameters,
-    /// `{"event":{…}}`, once per event for every subscriber.
-    public static let eventParametersEncoder: EventEncoder = EventEncoding.replyParameters
+    /// The hub encoder that produces Subscribe's whole reply,
+    /// `{"parameters":{"event":{…}},"continues":true}` and its NUL, once per
+    /// event for every subscriber: a subscriber's connection only copies it out.
+    public static let eventFrameEncoder: EventEncoder = { event in
+        VarlinkWireFormat.continuingReplyFrame(reservingCapacity: EventEncoding.replyParametersCapacity(event)) { out in
+            EventEncoding.encodeReplyParameters(event, into: &out)
+        }
+    }
 
     func subscribe(_ call: VarlinkCall, _ connection: VarlinkConnectionContext, _ stream: VarlinkReplyStream) {
         let request: SubscriptionRequest
@@ -114,12 +119,12 @@ final class SubscriptionPump: Sendable {
                     return stream.finish(throwing: VarlinkCallError(.permissionDenied(key: denied)))
                 }
                 let filters = reader.filtersReads
-                var buffers: [ByteBuffer] = []
-                buffers.reserveCapacity(batch.count)
+                var frames: [[UInt8]] = []
+                frames.reserveCapacity(batch.count)
                 for event in batch where !filters || reader.mayRead(event.event.key) {
-                    buffers.append(ByteBuffer(bytes: event.bytes))
+                    frames.append(event.bytes)
                 }
-                if !buffers.isEmpty { stream.send(contentsOf: buffers) }
+                if !frames.isEmpty { stream.send(frames: frames) }
             case .pending:
                 return
             case .ended(.slowConsumer(let revision)):

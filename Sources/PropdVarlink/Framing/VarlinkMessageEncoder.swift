@@ -2,14 +2,19 @@ import NIOCore
 import PropdJSON
 
 /// A message on its way out, before encoding.
+///
+/// The cases with a large payload are `indirect`, so the enum is one word
+/// and a tag: it fits the inline storage of the `NIOAny` that carries it
+/// down the pipeline, and a ``frame(_:)`` (one per event and subscriber)
+/// travels without a box of its own.
 enum VarlinkOutboundMessage: Sendable {
-    case call(VarlinkCall)
-    case reply(VarlinkReply)
-    /// A reply whose parameters object was encoded by its producer (once for
-    /// all the streams that send it).
-    case encodedReply(parameters: ByteBuffer, continues: Bool)
+    indirect case call(VarlinkCall)
+    indirect case reply(VarlinkReply)
+    /// A whole message and its NUL, framed by its producer once for every
+    /// stream that sends it (``VarlinkWireFormat/continuingReplyFrame(reservingCapacity:_:)``).
+    case frame([UInt8])
     /// A reply whose parameters write their own bytes.
-    case encodableReply(any JSONObjectEncodable)
+    indirect case encodableReply(any JSONObjectEncodable)
     /// No bytes: its write promise completes once everything before it is
     /// written, which is when a connection may close without losing replies.
     case barrier
@@ -33,13 +38,13 @@ final class VarlinkMessageEncoder: ChannelOutboundHandler {
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        var buffer = pending ?? context.channel.allocator.buffer(capacity: 256)
+        let message = unwrapOutboundIn(data)
+        var buffer = pending ?? context.channel.allocator.buffer(capacity: Self.initialCapacity(for: message))
         pending = nil  // keep the buffer uniquely referenced while appending
-        switch unwrapOutboundIn(data) {
+        switch message {
         case .call(let call): VarlinkWireFormat.write(call, into: &buffer, scratch: &scratch)
         case .reply(let reply): VarlinkWireFormat.write(reply, into: &buffer, scratch: &scratch)
-        case .encodedReply(let parameters, let continues):
-            VarlinkWireFormat.writeReply(encodedParameters: parameters, continues: continues, into: &buffer)
+        case .frame(let bytes): buffer.writeBytes(bytes)
         case .encodableReply(let parameters):
             VarlinkWireFormat.writeReply(parameters, into: &buffer, scratch: &scratch)
         case .barrier: break
@@ -57,6 +62,13 @@ final class VarlinkMessageEncoder: ChannelOutboundHandler {
                 pendingPromise = promise
             }
         }
+    }
+
+    /// A new buffer's size: room for the usual reply, or for the whole
+    /// frame it starts with, so that it is not reallocated at once.
+    private static func initialCapacity(for message: VarlinkOutboundMessage) -> Int {
+        if case .frame(let bytes) = message { return max(256, bytes.count) }
+        return 256
     }
 
     func flush(context: ChannelHandlerContext) {

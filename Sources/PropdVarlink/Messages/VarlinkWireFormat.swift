@@ -91,12 +91,19 @@ public enum VarlinkWireFormat {
         buffer.writeBytes(scratch)
     }
 
-    /// Appends a reply whose parameters object is already encoded (a streamed
-    /// event encoded once for every subscriber).
-    public static func writeReply(encodedParameters: ByteBuffer, continues: Bool, into buffer: inout ByteBuffer) {
-        buffer.writeString(#"{"parameters":"#)
-        buffer.writeImmutableBuffer(encodedParameters)
-        if continues { buffer.writeString(#","continues":true"#) }
-        buffer.writeBytes([UInt8(ascii: "}"), 0])
+    /// A streamed reply's whole frame, `{"parameters":{...},"continues":true}`
+    /// and its NUL, the parameters object written by `writeParameters`: made
+    /// once, then sent as it is on every stream that carries it
+    /// (``VarlinkReplyStream/send(frames:)``, one event to many subscribers).
+    public static func continuingReplyFrame(
+        reservingCapacity capacity: Int, _ writeParameters: (inout [UInt8]) -> Void
+    ) -> [UInt8] {
+        var frame: [UInt8] = []
+        frame.reserveCapacity(capacity + 32)
+        frame.append(contentsOf: #"{"parameters":"#.utf8)
+        writeParameters(&frame)
+        frame.append(contentsOf: #","continues":true}"#.utf8)
+        frame.append(0)
+        return frame
     }
 }

@@ -326,16 +326,21 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
 
     /// A stream's replies, on the event loop. A live stream is always the
     /// first slot: it starts only when every earlier call is answered.
-    func streamSend(sequence: Int, messages: [VarlinkOutboundMessage], final: Bool) {
+    func streamSend(sequence: Int, _ output: VarlinkReplyStream.Output) {
         guard sequence == firstSequence, case .streaming(let stream, let oneway)? = slots.first else { return }
-        if !oneway {
-            for message in messages { emit(message, flushLater: false) }
-            // One send is one batch of the stream (a subscriber's pending
-            // events): out now, rather than after every other task of the
-            // tick (a publish wakes many streams; the first need not wait
-            // for the last).
-            if !inReadBurst { flushIfNeeded() }
+        let final: Bool
+        switch output {
+        case .messages(let messages, let last):
+            if !oneway { for message in messages { emit(message, flushLater: false) } }
+            final = last
+        case .frames(let frames):
+            if !oneway { for frame in frames { emit(.frame(frame), flushLater: false) } }
+            final = false
         }
+        // One send is one batch of the stream (a subscriber's pending
+        // events): out now, rather than after every other task of the tick
+        // (a publish wakes many streams; the first need not wait for the last).
+        if !oneway, !inReadBurst { flushIfNeeded() }
         if final {
             slots[offset: 0] = .answered(nil, closeAfter: false)
             stream.terminate()

@@ -17,7 +17,7 @@ import NIOConcurrencyHelpers
 ///     stream.onTermination { hub.remove(id) }
 ///     hub.add(id) { event in
 ///         if !stream.isWritable && backlog > limit { stream.finish(throwing: slowConsumer) }
-///         else { stream.send(encodedParameters: event.encoded) }
+///         else { stream.send(frames: [event.frame]) }
 ///     }
 /// }
 /// ```
@@ -60,28 +60,26 @@ public final class VarlinkReplyStream: Sendable {
 
     /// Sends one reply with `continues: true`.
     public func send(_ parameters: [String: JSONValue]) {
-        deliver([.reply(VarlinkReply(parameters: parameters, continues: true))], final: false)
+        deliver(.messages([.reply(VarlinkReply(parameters: parameters, continues: true))], final: false))
     }
 
-    /// Sends one reply whose parameters object is already encoded JSON
-    /// (e.g. `{"event":{...}}`), so one event is encoded once for all streams.
-    public func send(encodedParameters: ByteBuffer) {
-        deliver([.encodedReply(parameters: encodedParameters, continues: true)], final: false)
-    }
-
-    /// Sends several pre-encoded replies with one hop to the event loop and one flush.
-    public func send(contentsOf encodedParameters: [ByteBuffer]) {
-        deliver(encodedParameters.map { .encodedReply(parameters: $0, continues: true) }, final: false)
+    /// Sends replies framed by their producer, each a whole
+    /// `{"parameters":{...},"continues":true}` message and its NUL
+    /// (``VarlinkWireFormat/continuingReplyFrame(reservingCapacity:_:)``), so
+    /// that one event is encoded once for all the streams that send it and
+    /// each stream only copies its bytes out; one flush after the last.
+    public func send(frames: [[UInt8]]) {
+        deliver(.frames(frames))
     }
 
     /// Sends the last reply (no `continues`) and ends the stream.
     public func finish(_ parameters: [String: JSONValue] = [:]) {
-        deliver([.reply(VarlinkReply(parameters: parameters))], final: true)
+        deliver(.messages([.reply(VarlinkReply(parameters: parameters))], final: true))
     }
 
     /// Ends the stream with an error reply.
     public func finish(throwing error: VarlinkCallError) {
-        deliver([.reply(VarlinkReply(error: error))], final: true)
+        deliver(.messages([.reply(VarlinkReply(error: error))], final: true))
     }
 
     /// Runs `handler` once when the stream ends, whether finished or because
@@ -101,14 +99,22 @@ public final class VarlinkReplyStream: Sendable {
         state.withLockedValue { $0.onWritabilityChange = handler }
     }
 
-    private func deliver(_ messages: [VarlinkOutboundMessage], final: Bool) {
+    /// What one send hands the connection.
+    enum Output: Sendable {
+        /// Messages to encode; `final` ends the stream after them.
+        case messages([VarlinkOutboundMessage], final: Bool)
+        /// Continuing replies framed by their producer.
+        case frames([[UInt8]])
+    }
+
+    private func deliver(_ output: Output) {
         if state.withLockedValue({ $0.ended }) { return }
         let connection = self.connection
         let sequence = self.sequence
         if channel.eventLoop.inEventLoop {
-            connection.value.streamSend(sequence: sequence, messages: messages, final: final)
+            connection.value.streamSend(sequence: sequence, output)
         } else {
-            mailbox.post { connection.value.streamSend(sequence: sequence, messages: messages, final: final) }
+            mailbox.post { connection.value.streamSend(sequence: sequence, output) }
         }
     }
 

@@ -98,7 +98,8 @@ public struct BindReply: IOPropdReply {
 }
 
 /// `Subscribe -> (event: Event)`, one reply per event. The daemon writes it
-/// as bytes with ``EventEncoding/replyParameters``.
+/// as bytes with ``EventEncoding/encodeReplyParameters(_:into:)``, inside a
+/// reply frame made once per event for every subscriber.
 public struct EventReply: IOPropdReply {
     public var event: Event
 

@@ -46,15 +46,15 @@ public enum EventEncoding {
         return out
     }
 
-    /// Subscribe's reply parameters, `{"event":{…}}`.
-    public static let replyParameters: @Sendable (Event) -> [UInt8] = { event in
-        var out: [UInt8] = []
-        out.reserveCapacity(80 + event.key.utf8.count)
+    /// Appends Subscribe's reply parameters, `{"event":{…}}`, to `out`.
+    public static func encodeReplyParameters(_ event: Event, into out: inout [UInt8]) {
         out.append(contentsOf: #"{"event":"#.utf8)
         encodeObject(event, into: &out)
         out.append(UInt8(ascii: "}"))
-        return out
     }
+
+    /// Room enough for most events' reply parameters.
+    public static func replyParametersCapacity(_ event: Event) -> Int { 80 + event.key.utf8.count }
 
     /// Appends the event's JSON object to `out`.
     public static func encodeObject(_ event: Event, into out: inout [UInt8]) {
