@@ -92,12 +92,17 @@ import Testing
         #expect(try h.replies().map(\.parameters) == [["id": 1], ["id": 2]])
     }
 
-    @Test func aStreamHoldsLaterCallsUntilItEnds() throws {
-        let h = try Harness()
+    /// A streaming call (`Hold`, id 7) with an `Echo` of `{"after":true}` sent behind it.
+    private func streamHoldingAnEcho(_ h: Harness) throws -> VarlinkReplyStream {
         try h.send(
             #"{"method":"org.example.test.Hold","parameters":{"id":7},"more":true}"# + "\0"
                 + #"{"method":"org.example.test.Echo","parameters":{"after":true}}"# + "\0")
-        let stream = try #require(h.lot.stream(7))
+        return try #require(h.lot.stream(7))
+    }
+
+    @Test func aStreamHoldsLaterCallsUntilItEnds() throws {
+        let h = try Harness()
+        let stream = try streamHoldingAnEcho(h)
         stream.send(["tick": 1])
         stream.send(["tick": 2])
         #expect(try h.replies() == [
@@ -111,10 +116,7 @@ import Testing
 
     @Test func framesAStreamIsGivenAreSentVerbatimBetweenItsOtherReplies() throws {
         let h = try Harness()
-        try h.send(
-            #"{"method":"org.example.test.Hold","parameters":{"id":7},"more":true}"# + "\0"
-                + #"{"method":"org.example.test.Echo","parameters":{"after":true}}"# + "\0")
-        let stream = try #require(h.lot.stream(7))
+        let stream = try streamHoldingAnEcho(h)
         let frames = (1...3).map { tick in
             VarlinkWireFormat.continuingReplyFrame(reservingCapacity: 0) { $0.append(contentsOf: #"{"tick":\#(tick)}"#.utf8) }
         }
