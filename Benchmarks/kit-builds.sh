@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# The shared kit's harness (../shared/bench/peers) on the C floor server
+# and on several builds of propd, interleaved and rotated per round, each
+# server started fresh by the harness: builds compared in the same
+# minutes, beside the floor.
+#
+#   Benchmarks/kit-builds.sh PEERS_DIR FLOOR ROUNDS TESTS DURABILITY LABEL=PROPD...
+#
+# PEERS_DIR is a copy of ../shared/bench/peers with its ./install.sh run
+# once; FLOOR a build of Floor/durable_set_server.c; TESTS the harness's
+# (e.g. seq,pipe,conc,notify); DURABILITY normal or full, for every
+# server (the floor's NORMAL or FULL); each LABEL=PROPD a propd binary,
+# its label the variant of its rows. Results are appended to
+# PEERS_DIR/results/harness-builds.jsonl, one row per test and round.
+set -euo pipefail
+peers="$(cd "$1" && pwd)"; floor="$2"; rounds="$3"; tests="$4"; durability="$5"; shift 5
+cd "$peers"
+harness=(python3 harness/bench.py --out results/harness-builds.jsonl --max-seconds 8
+    --runs 1 --tests "$tests" --subs 100)
+servers=("floor" "$@")
+count=${#servers[@]}
+for ((round = 0; round < rounds; round++)); do
+    for ((i = 0; i < count; i++)); do
+        server=${servers[$(((i + round) % count))]}
+        if [ "$server" = floor ]; then
+            "${harness[@]}" --target floor --variant "${durability^^}" --server-cmd "$floor {sock} {dir}/floor.db {variant}"
+        else
+            "${harness[@]}" --target propd --variant "${server%%=*}" --server-cmd \
+                "${server#*=} --socket {sock} --database {dir}/propd.db --bindings {dir}/bindings.d --durability $durability"
+        fi
+    done
+done
