@@ -1,4 +1,3 @@
-import NIOCore
 import PropdCore
 public import PropdService
 import PropdVarlink

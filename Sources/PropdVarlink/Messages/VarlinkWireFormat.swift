@@ -95,6 +95,7 @@ public enum VarlinkWireFormat {
     /// and its NUL, the parameters object written by `writeParameters`: made
     /// once, then sent as it is on every stream that carries it
     /// (``VarlinkReplyStream/send(frames:)``, one event to many subscribers).
+    /// `capacity` is room for the parameters; the frame's own bytes are added.
     public static func continuingReplyFrame(
         reservingCapacity capacity: Int, _ writeParameters: (inout [UInt8]) -> Void
     ) -> [UInt8] {
