@@ -69,14 +69,9 @@ public enum VarlinkWireFormat {
     /// Appends `{"parameters":{...}[,"continues":true][,"error":"..."]}` and its NUL.
     public static func write(_ reply: VarlinkReply, into buffer: inout ByteBuffer, scratch: inout [UInt8]) {
         scratch.removeAll(keepingCapacity: true)
-        scratch.append(contentsOf: #"{"parameters":"#.utf8)
-        JSONValue.object(reply.parameters).encode(into: &scratch)
-        if reply.continues { scratch.append(contentsOf: #","continues":true"#.utf8) }
-        if let error = reply.error {
-            scratch.append(contentsOf: #","error":"#.utf8)
-            JSONValue.encodeString(error, into: &scratch)
+        appendReply(to: &scratch, continues: reply.continues, error: reply.error) { out in
+            JSONValue.object(reply.parameters).encode(into: &out)
         }
-        scratch.append(contentsOf: [UInt8(ascii: "}"), 0])
         buffer.writeBytes(scratch)
     }
 
@@ -85,9 +80,7 @@ public enum VarlinkWireFormat {
         _ parameters: some JSONObjectEncodable, into buffer: inout ByteBuffer, scratch: inout [UInt8]
     ) {
         scratch.removeAll(keepingCapacity: true)
-        scratch.append(contentsOf: #"{"parameters":"#.utf8)
-        parameters.encodeJSONObject(into: &scratch)
-        scratch.append(contentsOf: [UInt8(ascii: "}"), 0])
+        appendReply(to: &scratch, continues: false, error: nil) { out in parameters.encodeJSONObject(into: &out) }
         buffer.writeBytes(scratch)
     }
 
@@ -101,10 +94,22 @@ public enum VarlinkWireFormat {
     ) -> [UInt8] {
         var frame: [UInt8] = []
         frame.reserveCapacity(capacity + 32)
-        frame.append(contentsOf: #"{"parameters":"#.utf8)
-        writeParameters(&frame)
-        frame.append(contentsOf: #","continues":true}"#.utf8)
-        frame.append(0)
+        appendReply(to: &frame, continues: true, error: nil, writeParameters)
         return frame
+    }
+
+    /// The one place a reply's envelope is written:
+    /// `{"parameters":` the parameters `[,"continues":true][,"error":"..."]}` and its NUL.
+    private static func appendReply(
+        to out: inout [UInt8], continues: Bool, error: String?, _ writeParameters: (inout [UInt8]) -> Void
+    ) {
+        out.append(contentsOf: #"{"parameters":"#.utf8)
+        writeParameters(&out)
+        if continues { out.append(contentsOf: #","continues":true"#.utf8) }
+        if let error {
+            out.append(contentsOf: #","error":"#.utf8)
+            JSONValue.encodeString(error, into: &out)
+        }
+        out.append(contentsOf: [UInt8(ascii: "}"), 0])
     }
 }
