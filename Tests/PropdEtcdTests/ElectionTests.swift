@@ -14,13 +14,15 @@ extension EtcdClusterTests {
                 defer { observer.cancel() }
 
                 // Leases long enough that a loaded machine's late keep-alive
-                // never ends one; A's ends when its keep-alives stop.
-                let leaseA = try await etcd.grantLease(ttl: 5)
+                // never ends one (a 5-second lease ran out before A's own
+                // proclamation in a CI run, with every core busy); A's ends
+                // when its keep-alives stop.
+                let leaseA = try await etcd.grantLease(ttl: 15)
                 let keeperA = Task { try await etcd.keepAlive(leaseA) }
                 let a = try await etcd.campaign(name, lease: leaseA.id, value: "node-a".bytes)
                 #expect(try await etcd.leader(name)?.value.string == "node-a")
 
-                let leaseB = try await etcd.grantLease(ttl: 10)
+                let leaseB = try await etcd.grantLease(ttl: 30)
                 let keeperB = Task { try await etcd.keepAlive(leaseB) }
                 defer { keeperB.cancel() }
                 let campaignB = Task { try await etcd.campaign(name, lease: leaseB.id, value: "node-b".bytes) }
@@ -31,7 +33,7 @@ extension EtcdClusterTests {
 
                 // A dies (its keep-alives stop): its lease expires, B leads.
                 keeperA.cancel()
-                let b = try await withDeadline(.seconds(30), waitingFor: "node-b to be elected") {
+                let b = try await withDeadline(.seconds(60), waitingFor: "node-b to be elected") {
                     try await campaignB.value
                 }
                 #expect(b.lease == leaseB.id)
