@@ -6,8 +6,10 @@ extension EtcdClusterTests {
     @Suite struct LeaseTests {
         @Test func anExpiredLeaseDeletesItsKeysAndAKeptOneDoesNot() async throws {
             try await withCluster { _, etcd in
-                let kept = try await etcd.grantLease(ttl: 2)
-                let dropped = try await etcd.grantLease(ttl: 2)
+                // Five seconds, not less: a loaded CI machine may delay one
+                // renewal by seconds, and then the kept lease would end too.
+                let kept = try await etcd.grantLease(ttl: 5)
+                let dropped = try await etcd.grantLease(ttl: 5)
                 let start = try await etcd.put("/lease/kept".bytes, "k".bytes, lease: kept.id).revision
                 try await etcd.put("/lease/dropped".bytes, "d".bytes, lease: dropped.id)
                 let keeper = Task { try await etcd.keepAlive(kept) }
@@ -36,8 +38,11 @@ extension EtcdClusterTests {
         /// another member before the lease runs out.
         @Test func aKeepAliveLeavesAMemberThatStopsAnswering() async throws {
             try await withCluster { cluster, etcd in
-                let kept = try await etcd.grantLease(ttl: 2)
-                let witness = try await etcd.grantLease(ttl: 6)
+                // The kept lease must outlive the freeze through another
+                // member: 4 s leaves a loaded machine room to notice the
+                // silence (two renewals' time) and renew elsewhere.
+                let kept = try await etcd.grantLease(ttl: 4)
+                let witness = try await etcd.grantLease(ttl: 12)
                 let start = try await etcd.put("/frozen/kept".bytes, "k".bytes, lease: kept.id).revision
                 try await etcd.put("/frozen/witness".bytes, "w".bytes, lease: witness.id)
                 // The keeper renews through member 0, which it prefers.
