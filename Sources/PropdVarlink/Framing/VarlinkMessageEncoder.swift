@@ -22,12 +22,21 @@ enum VarlinkOutboundMessage: Sendable {
 
 /// Encodes outbound messages, coalescing everything written between two
 /// flushes into one buffer: a burst of pipelined replies leaves as one
-/// allocation and one `write(2)`, not one per reply.
+/// `write(2)`, not one per reply. A small buffer is kept once written and
+/// cleared for the next burst, so a connection that answers one call (or
+/// delivers one batch of events) at a time allocates nothing per burst.
 final class VarlinkMessageEncoder: ChannelOutboundHandler {
     typealias OutboundIn = VarlinkOutboundMessage
     typealias OutboundOut = ByteBuffer
 
     private var pending: ByteBuffer?
+    /// The last buffer handed down, while small. Its storage is shared with
+    /// the channel until the socket has taken it; clearing a shared buffer
+    /// gives it new storage, so a write still queued is never overwritten.
+    private var spare: ByteBuffer?
+    /// The largest buffer kept between bursts: room for the usual replies and
+    /// events, while an idle connection holds at most this much.
+    static let spareCapacityLimit = 1024
     /// The promise of the coalesced write; later promises are chained to it.
     private var pendingPromise: EventLoopPromise<Void>?
     private var scratch: [UInt8] = []
@@ -39,7 +48,7 @@ final class VarlinkMessageEncoder: ChannelOutboundHandler {
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         let message = unwrapOutboundIn(data)
-        var buffer = pending ?? context.channel.allocator.buffer(capacity: Self.initialCapacity(for: message))
+        var buffer = pending ?? freshBuffer(for: message, context: context)
         pending = nil  // keep the buffer uniquely referenced while appending
         switch message {
         case .call(let call): VarlinkWireFormat.write(call, into: &buffer, scratch: &scratch)
@@ -64,6 +73,15 @@ final class VarlinkMessageEncoder: ChannelOutboundHandler {
         }
     }
 
+    /// The spare buffer, cleared, or a new one.
+    private func freshBuffer(for message: VarlinkOutboundMessage, context: ChannelHandlerContext) -> ByteBuffer {
+        let capacity = Self.initialCapacity(for: message)
+        guard var buffer = spare else { return context.channel.allocator.buffer(capacity: capacity) }
+        spare = nil
+        buffer.clear(minimumCapacity: capacity)
+        return buffer
+    }
+
     /// A new buffer's size: room for the usual reply, or for the whole
     /// frame it starts with, so that it is not reallocated at once.
     private static func initialCapacity(for message: VarlinkOutboundMessage) -> Int {
@@ -86,6 +104,7 @@ final class VarlinkMessageEncoder: ChannelOutboundHandler {
 
     func handlerRemoved(context: ChannelHandlerContext) {
         pending = nil
+        spare = nil
         pendingPromise?.fail(ChannelError.ioOnClosedChannel)
         pendingPromise = nil
     }
@@ -96,5 +115,6 @@ final class VarlinkMessageEncoder: ChannelOutboundHandler {
         pending = nil
         pendingPromise = nil
         context.write(wrapOutboundOut(buffer), promise: promise)
+        spare = buffer.capacity <= Self.spareCapacityLimit ? buffer : nil
     }
 }
