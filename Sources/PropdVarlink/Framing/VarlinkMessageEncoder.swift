@@ -24,7 +24,7 @@ enum VarlinkOutboundMessage: Sendable {
 /// flushes into one buffer: a burst of pipelined replies leaves as one
 /// `write(2)`, not one per reply. A small buffer is kept once written and
 /// cleared for the next burst, so a connection that answers one call (or
-/// delivers one batch of events) at a time allocates nothing per burst.
+/// delivers one batch of events) at a time allocates no buffer per burst.
 final class VarlinkMessageEncoder: ChannelOutboundHandler {
     typealias OutboundIn = VarlinkOutboundMessage
     typealias OutboundOut = ByteBuffer
