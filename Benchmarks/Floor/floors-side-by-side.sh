@@ -16,7 +16,10 @@
 # The socket round trip (`uds_pingpong rtt`, 64 bytes) before and after,
 # on stderr, says how fast the VM was in those minutes. With PROPD_BEFORE
 # (another build of propd) set, the server "propd-before" runs it: name it
-# in SERVERS to compare two builds in the same rounds.
+# in SERVERS to compare two builds in the same rounds. "propd-untrimmed" is
+# propd keeping every value (`--history-per-key 10000000`: nothing is
+# trimmed in a run), what propd's history trim costs beside the floors,
+# which never trim. The NIO floor is built only when SERVERS names it.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 bin="$(cd "$1" && pwd)"; rounds="${2:-5}"; modes="${3:-pipelined concurrent sequential}"
@@ -43,7 +46,9 @@ if [ -f "$vendored/sqlite_nio_sqlite3.c" ]; then
         -lpthread -lm -o "$work/floor-vendored-sqlite"
 fi
 gcc -O2 -Wall "$here/../../../shared/bench/peers/c/uds_pingpong.c" -o "$work/uds_pingpong" 2>/dev/null || true
-(cd "$here/../NIOFloor" && swift build -c release >&2 && cp .build/release/nio-floor-server "$work/nio-floor")
+case " $servers " in
+    *" nio-floor "*) (cd "$here/../NIOFloor" && swift build -c release >&2 && cp .build/release/nio-floor-server "$work/nio-floor") ;;
+esac
 
 # propd's statements run on a database propd made: its schema, indexes and all.
 mkdir -p "$work/template/b"
@@ -60,6 +65,8 @@ start() {
         propd) "$bin/propd" --socket "$dir/s.sock" --database "$dir/db" --bindings "$dir/b" --durability normal >/dev/null 2>"$dir/log" & ;;
         propd-before) "$PROPD_BEFORE" --socket "$dir/s.sock" --database "$dir/db" --bindings "$dir/b" --durability normal \
             >/dev/null 2>"$dir/log" & ;;
+        propd-untrimmed) "$bin/propd" --socket "$dir/s.sock" --database "$dir/db" --bindings "$dir/b" --durability normal \
+            --history-per-key 10000000 >/dev/null 2>"$dir/log" & ;;
         propd-sql*) cp "$work/template/db" "$dir/db"; "$work/$1" "$dir/s.sock" "$dir/db" NORMAL >/dev/null 2>"$dir/log" & ;;
         *) "$work/$1" "$dir/s.sock" "$dir/db" NORMAL >/dev/null 2>"$dir/log" & ;;
     esac
