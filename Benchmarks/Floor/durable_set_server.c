@@ -35,6 +35,14 @@
 //                             table whose id is (revision << 16) + n, linked
 //                             by `previous`, appended by a plain INSERT with
 //                             no CHECK: the least SQL a per-key chain needs.
+// And what keeping only the last TRIM_KEEP rows of each key costs at least,
+// the writer remembering every key's row ids (up to 1024 keys):
+//   -DROWID_CHAIN -DTRIM_KEEP=100  the rowid chain, a key's oldest row
+//                             deleted by its id once it has TRIM_KEEP newer:
+//                             no scan, one B-tree delete per Set;
+//   -DRING_HISTORY -DTRIM_KEEP=100  a ring of TRIM_KEEP slots per key,
+//                             `(key, slot)` rewritten in place, with the
+//                             index by revision that `since` would need.
 //
 // GetInfo and Get get a fixed reply (the sequential scenario's comparison
 // figures); Subscribe makes the connection receive an event for every Set
@@ -90,6 +98,35 @@ static int touched[MAX_CONN], touched_count;
 static int in_transaction;
 static char event_frames[BUF];
 static size_t events_used;
+
+#ifdef TRIM_KEEP
+// A key's newest history rows: their ids (ROWID_CHAIN), or how many it has
+// had (RING_HISTORY: the next slot). Keys past the table's size are not trimmed.
+typedef struct {
+  char key[64];
+  long long ids[TRIM_KEEP];
+  long long written;
+} key_rows;
+static key_rows *key_table[1024];
+#ifdef ROWID_CHAIN
+static sqlite3_stmt *trim;
+#endif
+
+static key_rows *rows_of(const char *k) {
+  unsigned hash = 5381;
+  for (const char *p = k; *p; p++) hash = hash * 33 + (unsigned char)*p;
+  for (unsigned i = 0; i < 1024; i++) {
+    key_rows **slot = &key_table[(hash + i) & 1023];
+    if (!*slot) {
+      *slot = calloc(1, sizeof(key_rows));
+      strncpy((*slot)->key, k, sizeof (*slot)->key - 1);
+      return *slot;
+    }
+    if (strcmp((*slot)->key, k) == 0) return *slot;
+  }
+  return NULL;
+}
+#endif
 
 static void queue_reply(conn *c, const char *text) {
   size_t n = strlen(text) + 1;
@@ -148,6 +185,28 @@ static void handle_frame(conn *c, char *frame) {
     sqlite3_bind_text(hi, 2, k, -1, SQLITE_STATIC);
     sqlite3_bind_text(hi, 3, v, (int)(vend - v), SQLITE_STATIC);
     sqlite3_bind_int64(hi, 4, (revision - 1) << 16);
+    sqlite3_step(hi);
+    sqlite3_reset(hi);
+#ifdef TRIM_KEEP
+    key_rows *rows = rows_of(k);
+    if (rows) {
+      long long *oldest = &rows->ids[rows->written % TRIM_KEEP];
+      if (rows->written >= TRIM_KEEP) {
+        sqlite3_bind_int64(trim, 1, *oldest);
+        sqlite3_step(trim);
+        sqlite3_reset(trim);
+      }
+      *oldest = revision << 16;
+      rows->written++;
+    }
+#endif
+    upsert(k, v, (int)(vend - v));
+#elif defined(RING_HISTORY)
+    key_rows *rows = rows_of(k);
+    sqlite3_bind_text(hi, 1, k, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(hi, 2, rows ? rows->written++ % TRIM_KEEP : 0);
+    sqlite3_bind_int64(hi, 3, revision);
+    sqlite3_bind_text(hi, 4, v, (int)(vend - v), SQLITE_STATIC);
     sqlite3_step(hi);
     sqlite3_reset(hi);
     upsert(k, v, (int)(vend - v));
@@ -254,6 +313,25 @@ int main(int argc, char **argv) {
       "expires = excluded.expires", -1, &up, 0);
   sqlite3_prepare_v2(db, "INSERT INTO history (id, key, kind, value, error, previous) VALUES (?1, ?2, 'set', ?3, NULL, ?4)",
                      -1, &hi, 0);
+#ifdef TRIM_KEEP
+  sqlite3_prepare_v2(db, "DELETE FROM history WHERE id = ?1", -1, &trim, 0);
+#endif
+#elif defined(RING_HISTORY)
+  sqlite3_exec(db,
+      "CREATE TABLE properties (key TEXT NOT NULL PRIMARY KEY, value TEXT, revision INTEGER NOT NULL, "
+      "created INTEGER NOT NULL, error TEXT, expires INTEGER) WITHOUT ROWID;"
+      "CREATE INDEX properties_expiring ON properties (key) WHERE expires IS NOT NULL;"
+      "CREATE TABLE history (key TEXT NOT NULL, slot INTEGER NOT NULL, revision INTEGER NOT NULL, "
+      "kind TEXT NOT NULL, value TEXT, error TEXT, PRIMARY KEY (key, slot)) WITHOUT ROWID;"
+      "CREATE INDEX history_by_revision ON history (revision);", 0, 0, 0);
+  sqlite3_prepare_v2(db,
+      "INSERT INTO properties (key, value, revision, created, error, expires) VALUES (?1, ?2, ?3, ?3, NULL, NULL) "
+      "ON CONFLICT (key) DO UPDATE SET value = excluded.value, revision = excluded.revision, error = NULL, "
+      "expires = excluded.expires", -1, &up, 0);
+  sqlite3_prepare_v2(db,
+      "INSERT INTO history (key, slot, revision, kind, value, error) VALUES (?1, ?2, ?3, 'set', ?4, NULL) "
+      "ON CONFLICT (key, slot) DO UPDATE SET revision = excluded.revision, kind = excluded.kind, "
+      "value = excluded.value, error = excluded.error", -1, &hi, 0);
 #else
   sqlite3_exec(db, "CREATE TABLE p(key TEXT PRIMARY KEY, value BLOB, rev INTEGER);"
                    "CREATE TABLE h(rev INTEGER PRIMARY KEY, key TEXT, value BLOB);", 0, 0, 0);

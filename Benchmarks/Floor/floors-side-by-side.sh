@@ -23,7 +23,7 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 bin="$(cd "$1" && pwd)"; rounds="${2:-5}"; modes="${3:-pipelined concurrent sequential}"
-servers="${4:-floor floor-vendored-sqlite floor-key-index propd-sql propd-sql-known-head rowid-chain nio-floor propd}"
+servers="${4:-floor floor-vendored-sqlite floor-key-index propd-sql propd-sql-known-head rowid-chain rowid-chain-trimmed ring nio-floor propd}"
 work="$(mktemp -d /tmp/propd-floors.XXXXXX)"
 trap 'rm -rf "$work"' EXIT
 
@@ -33,6 +33,8 @@ build -DHISTORY_BY_KEY -o "$work/floor-key-index"
 build -DPROPD_SQL -o "$work/propd-sql"
 build -DPROPD_SQL -DKNOWN_HEAD -o "$work/propd-sql-known-head"
 build -DROWID_CHAIN -o "$work/rowid-chain"
+build -DROWID_CHAIN -DTRIM_KEEP=100 -o "$work/rowid-chain-trimmed"
+build -DRING_HISTORY -DTRIM_KEEP=100 -o "$work/ring"
 # The C floor on the SQLite propd links (the amalgamation in propd's
 # checkout of vapor/sqlite-nio, compiled with that package's options that
 # bear on speed) rather than the system's: what SQLite's build is worth.
