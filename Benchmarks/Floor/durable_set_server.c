@@ -81,6 +81,17 @@
 #define MAX_CONN 4096
 #define BUF (1 << 16)
 
+// propd's `properties` table (schema/) and the upsert its writer runs
+// (WriterStatements.swift), for the layouts built on propd's tables.
+#define PROPERTIES_TABLE \
+  "CREATE TABLE properties (key TEXT NOT NULL PRIMARY KEY, value TEXT, revision INTEGER NOT NULL, " \
+  "created INTEGER NOT NULL, error TEXT, expires INTEGER) WITHOUT ROWID;" \
+  "CREATE INDEX properties_expiring ON properties (key) WHERE expires IS NOT NULL;"
+#define PROPERTIES_UPSERT \
+  "INSERT INTO properties (key, value, revision, created, error, expires) VALUES (?1, ?2, ?3, ?3, NULL, NULL) " \
+  "ON CONFLICT (key) DO UPDATE SET value = excluded.value, revision = excluded.revision, error = NULL, " \
+  "expires = excluded.expires"
+
 typedef struct {
   int fd;
   char in[BUF];
@@ -287,10 +298,7 @@ int main(int argc, char **argv) {
   sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE name = 'revision'", -1, &last, 0);
   if (sqlite3_step(last) == SQLITE_ROW) revision = sqlite3_column_int64(last, 0);
   sqlite3_finalize(last);
-  if (sqlite3_prepare_v2(db,
-          "INSERT INTO properties (key, value, revision, created, error, expires) VALUES (?1, ?2, ?3, ?3, NULL, NULL) "
-          "ON CONFLICT (key) DO UPDATE SET value = excluded.value, revision = excluded.revision, error = NULL, "
-          "expires = excluded.expires", -1, &up, 0) != SQLITE_OK ||
+  if (sqlite3_prepare_v2(db, PROPERTIES_UPSERT, -1, &up, 0) != SQLITE_OK ||
       sqlite3_prepare_v2(db,
           "INSERT INTO history (revision, key, kind, value, error, previous) VALUES (?1, ?2, ?3, ?4, NULL, coalesce(?5, "
           "(SELECT revision FROM properties WHERE key = ?2 AND (value IS NOT NULL OR error IS NOT NULL)), "
@@ -302,15 +310,10 @@ int main(int argc, char **argv) {
   }
 #elif defined(ROWID_CHAIN)
   sqlite3_exec(db,
-      "CREATE TABLE properties (key TEXT NOT NULL PRIMARY KEY, value TEXT, revision INTEGER NOT NULL, "
-      "created INTEGER NOT NULL, error TEXT, expires INTEGER) WITHOUT ROWID;"
-      "CREATE INDEX properties_expiring ON properties (key) WHERE expires IS NOT NULL;"
+      PROPERTIES_TABLE
       "CREATE TABLE history (id INTEGER PRIMARY KEY, key TEXT NOT NULL, kind TEXT NOT NULL, value TEXT, "
       "error TEXT, previous INTEGER);", 0, 0, 0);
-  sqlite3_prepare_v2(db,
-      "INSERT INTO properties (key, value, revision, created, error, expires) VALUES (?1, ?2, ?3, ?3, NULL, NULL) "
-      "ON CONFLICT (key) DO UPDATE SET value = excluded.value, revision = excluded.revision, error = NULL, "
-      "expires = excluded.expires", -1, &up, 0);
+  sqlite3_prepare_v2(db, PROPERTIES_UPSERT, -1, &up, 0);
   sqlite3_prepare_v2(db, "INSERT INTO history (id, key, kind, value, error, previous) VALUES (?1, ?2, 'set', ?3, NULL, ?4)",
                      -1, &hi, 0);
 #ifdef TRIM_KEEP
@@ -318,16 +321,11 @@ int main(int argc, char **argv) {
 #endif
 #elif defined(RING_HISTORY)
   sqlite3_exec(db,
-      "CREATE TABLE properties (key TEXT NOT NULL PRIMARY KEY, value TEXT, revision INTEGER NOT NULL, "
-      "created INTEGER NOT NULL, error TEXT, expires INTEGER) WITHOUT ROWID;"
-      "CREATE INDEX properties_expiring ON properties (key) WHERE expires IS NOT NULL;"
+      PROPERTIES_TABLE
       "CREATE TABLE history (key TEXT NOT NULL, slot INTEGER NOT NULL, revision INTEGER NOT NULL, "
       "kind TEXT NOT NULL, value TEXT, error TEXT, PRIMARY KEY (key, slot)) WITHOUT ROWID;"
       "CREATE INDEX history_by_revision ON history (revision);", 0, 0, 0);
-  sqlite3_prepare_v2(db,
-      "INSERT INTO properties (key, value, revision, created, error, expires) VALUES (?1, ?2, ?3, ?3, NULL, NULL) "
-      "ON CONFLICT (key) DO UPDATE SET value = excluded.value, revision = excluded.revision, error = NULL, "
-      "expires = excluded.expires", -1, &up, 0);
+  sqlite3_prepare_v2(db, PROPERTIES_UPSERT, -1, &up, 0);
   sqlite3_prepare_v2(db,
       "INSERT INTO history (key, slot, revision, kind, value, error) VALUES (?1, ?2, ?3, 'set', ?4, NULL) "
       "ON CONFLICT (key, slot) DO UPDATE SET revision = excluded.revision, kind = excluded.kind, "
