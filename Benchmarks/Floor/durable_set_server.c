@@ -78,11 +78,19 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#if defined(RING_HISTORY) && !defined(TRIM_KEEP)
+#error "-DRING_HISTORY needs -DTRIM_KEEP=N, the slots per key"
+#endif
+#if defined(TRIM_KEEP) && !defined(ROWID_CHAIN) && !defined(RING_HISTORY)
+#error "-DTRIM_KEEP goes with -DROWID_CHAIN or -DRING_HISTORY"
+#endif
+
 #define MAX_CONN 4096
 #define BUF (1 << 16)
 
-// propd's `properties` table (schema/) and the upsert its writer runs
-// (WriterStatements.swift), for the layouts built on propd's tables.
+// propd's `properties` table (schema/) and the upsert its writer runs for
+// a Set without ttl (WriterStatements.swift, `expires` bound NULL), for the
+// layouts built on propd's tables.
 #define PROPERTIES_TABLE \
   "CREATE TABLE properties (key TEXT NOT NULL PRIMARY KEY, value TEXT, revision INTEGER NOT NULL, " \
   "created INTEGER NOT NULL, error TEXT, expires INTEGER) WITHOUT ROWID;" \

@@ -61,14 +61,17 @@ kill $!; wait $! 2>/dev/null || true
 rtt() { [ -x "$work/uds_pingpong" ] && "$work/uds_pingpong" rtt "$work/pp.sock" 64 20000 10 | tail -1 >&2 || true; }
 rtt
 pid=""
+# A build of propd (its path, then extra flags) in the background, on the run's files.
+start_propd() {
+    "$1" --socket "$dir/s.sock" --database "$dir/db" --bindings "$dir/b" --durability normal "${@:2}" \
+        >/dev/null 2>"$dir/log" &
+}
 start() {
     local dir="$work/run"; rm -rf "$dir"; mkdir -p "$dir/b"
     case $1 in
-        propd) "$bin/propd" --socket "$dir/s.sock" --database "$dir/db" --bindings "$dir/b" --durability normal >/dev/null 2>"$dir/log" & ;;
-        propd-before) "$PROPD_BEFORE" --socket "$dir/s.sock" --database "$dir/db" --bindings "$dir/b" --durability normal \
-            >/dev/null 2>"$dir/log" & ;;
-        propd-untrimmed) "$bin/propd" --socket "$dir/s.sock" --database "$dir/db" --bindings "$dir/b" --durability normal \
-            --history-per-key 10000000 >/dev/null 2>"$dir/log" & ;;
+        propd) start_propd "$bin/propd" ;;
+        propd-before) start_propd "$PROPD_BEFORE" ;;
+        propd-untrimmed) start_propd "$bin/propd" --history-per-key 10000000 ;;
         propd-sql*) cp "$work/template/db" "$dir/db"; "$work/$1" "$dir/s.sock" "$dir/db" NORMAL >/dev/null 2>"$dir/log" & ;;
         *) "$work/$1" "$dir/s.sock" "$dir/db" NORMAL >/dev/null 2>"$dir/log" & ;;
     esac
