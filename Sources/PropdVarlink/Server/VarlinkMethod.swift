@@ -20,14 +20,16 @@ public struct VarlinkMethod: Sendable {
     let body: Body
     /// See ``startingAfterEarlierCalls()``.
     private(set) var startsAfterEarlierCalls = false
-    /// See ``decodingDirectly(_:then:)``.
-    private(set) var directDecoder: DirectDecoder?
+    /// See ``decodingDirectly(_:then:)``. Usable from inline code so that
+    /// the generic `decodingDirectly` is specialized in the module that
+    /// calls it: unspecialized, each call looked up its type's metadata.
+    @usableFromInline var directDecoder: DirectDecoder?
 
     /// Reads a call's parameters from its frame, positioned at their value,
     /// and returns what starts the call; `nil` to leave it to ``body``.
-    typealias DirectDecoder = @Sendable (inout JSONReader) -> DirectStart?
+    @usableFromInline typealias DirectDecoder = @Sendable (inout JSONReader) -> DirectStart?
     /// Starts a call decoded directly, answering through the responder.
-    typealias DirectStart = @Sendable (VarlinkConnectionContext, VarlinkResponder) -> Void
+    @usableFromInline typealias DirectStart = @Sendable (VarlinkConnectionContext, VarlinkResponder) -> Void
 
     enum Body: Sendable {
         case synchronous(@Sendable (VarlinkCall, VarlinkConnectionContext) throws -> [String: JSONValue])
@@ -76,6 +78,7 @@ public struct VarlinkMethod: Sendable {
     ///         set(parameters, connection, responder)
     ///     }
     /// ```
+    @inlinable
     public func decodingDirectly<T: Sendable>(
         _ decode: @escaping @Sendable (inout JSONReader) throws(JSONParseError) -> T?,
         then start: @escaping @Sendable (T, VarlinkConnectionContext, VarlinkResponder) -> Void
