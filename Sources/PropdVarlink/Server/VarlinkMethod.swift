@@ -20,10 +20,8 @@ public struct VarlinkMethod: Sendable {
     let body: Body
     /// See ``startingAfterEarlierCalls()``.
     private(set) var startsAfterEarlierCalls = false
-    /// See ``decodingDirectly(_:then:)``. Usable from inline code so that
-    /// the generic `decodingDirectly` is specialized in the module that
-    /// calls it: unspecialized, each call looked up its type's metadata.
-    @usableFromInline var directDecoder: DirectDecoder?
+    /// See ``decodingDirectly(_:then:)``.
+    private(set) var directDecoder: DirectDecoder?
 
     /// Reads a call's parameters from its frame, positioned at their value,
     /// and returns what starts the call; `nil` to leave it to ``body``.
@@ -78,16 +76,25 @@ public struct VarlinkMethod: Sendable {
     ///         set(parameters, connection, responder)
     ///     }
     /// ```
+    ///
+    /// Inlinable so that the decoder is specialized in the module that
+    /// calls this: unspecialized, each call looked up `T`'s metadata.
     @inlinable
     public func decodingDirectly<T: Sendable>(
         _ decode: @escaping @Sendable (inout JSONReader) throws(JSONParseError) -> T?,
         then start: @escaping @Sendable (T, VarlinkConnectionContext, VarlinkResponder) -> Void
     ) -> VarlinkMethod {
-        var method = self
-        method.directDecoder = { reader in
+        withDirectDecoder { reader in
             guard let decoded = try? decode(&reader) else { return nil }
             return { connection, responder in start(decoded, connection, responder) }
         }
+    }
+
+    /// The method, with `decoder` as its direct decoder.
+    @usableFromInline
+    func withDirectDecoder(_ decoder: @escaping DirectDecoder) -> VarlinkMethod {
+        var method = self
+        method.directDecoder = decoder
         return method
     }
 
