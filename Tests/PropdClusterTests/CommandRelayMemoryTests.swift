@@ -34,28 +34,50 @@ struct CommandRelayMemoryTests {
                 defer { for run in runs { run.cancel() } }
 
                 // Node B's handler takes every invocation and never answers.
-                let keys = try CommandKeys(Key("door.open"))
-                let delivered = Counter()
-                _ = services[1].serve([keys], deliver: { _ in delivered.increment() }, failed: { _ in })
+                // A command runs one execution at a time: the burst below
+                // takes one command each.
                 let rounds = 20
-                var timedOut = 0
+                let keys = try CommandKeys(Key("door.open"))
+                let burst = try (0..<rounds).map { try CommandKeys(Key("door.open\($0)")) }
+                let delivered = Counter()
+                _ = services[1].serve([keys] + burst, deliver: { _ in delivered.increment() }, failed: { _ in })
+                // A learns of B's handler through its watch: until then an
+                // execution is `noHandler`; the first that times out proves it
+                // (B may or may not see that one: it may end first).
                 let clock = ContinuousClock()
                 let deadline = clock.now + .seconds(60)
-                while timedOut < rounds {
+                var timedOut = 0
+                while timedOut == 0 {
                     do throws(CommandError) {
                         _ = try await services[0].execute(keys, argument: nil, timeout: .milliseconds(50))
                         Issue.record("an execution nobody answers was answered")
                         return
                     } catch .timeout {
-                        timedOut += 1
+                        timedOut = 1
                     } catch {
                         guard case .noHandler = error, clock.now < deadline else { throw error }
-                        // A does not know B's handler yet: polling pace.
+                        // Polling pace while A does not know B's handler yet.
                         try? await Task.sleep(for: .milliseconds(50))
                     }
                 }
-                // B hears of each invocation through its watch, which may come
-                // after A's 50 ms timeout: wait for the last, bounded.
+                // Then many at once, each with time for B's watch to bring it
+                // before it times out on A (a 50 ms one may end, and its
+                // invocation go, before B ever sees it): B gets every one, and
+                // A forgets every one when it times out.
+                let outcomes = await withTaskGroup(of: Bool.self) { group in
+                    for command in burst {
+                        group.addTask {
+                            do throws(CommandError) {
+                                _ = try await services[0].execute(command, argument: nil, timeout: .seconds(3))
+                                return false
+                            } catch {
+                                if case .timeout = error { return true } else { return false }
+                            }
+                        }
+                    }
+                    return await group.reduce(into: 0) { count, timedOut in if timedOut { count += 1 } }
+                }
+                #expect(outcomes == rounds, "every execution ended by its timeout")
                 #expect(await delivered.reaches(rounds, within: .seconds(30)), "B's handler got them")
                 #expect(relays[0].executionsInFlight == 0)
 
