@@ -22,14 +22,17 @@ import Testing
         let channel = EmbeddedChannel()
         let reads = ReadCounter()
         let lot = ParkingLot()
+        let mailbox: LoopMailbox
         private var received = ByteBuffer()
 
         init(configuration: VarlinkServerConfiguration = VarlinkServerConfiguration()) throws {
             let registry = try VarlinkRegistry(info: TestInterface.info, interfaces: [TestInterface.interface(lot: lot)])
             let channel = self.channel
+            let mailbox = LoopMailbox(eventLoop: channel.eventLoop)
+            self.mailbox = mailbox
             let connection = VarlinkConnectionContext(
                 id: 1, peer: nil, logger: Logger(label: "test"), eventLoop: channel.eventLoop,
-                mailbox: LoopMailbox(eventLoop: channel.eventLoop), closeFuture: channel.closeFuture)
+                mailbox: mailbox, closeFuture: channel.closeFuture)
             try channel.pipeline.syncOperations.addHandlers([
                 reads,
                 ByteToMessageHandler(VarlinkFrameDecoder(maximumMessageSize: configuration.maximumMessageSize)),
@@ -90,6 +93,30 @@ import Testing
         h.lot.responder(1)?.succeed(["id": 99])
         try h.send(#"{"method":"org.example.test.Echo","parameters":{"id":2}}"# + "\0")
         #expect(try h.replies().map(\.parameters) == [["id": 1], ["id": 2]])
+    }
+
+    /// Calls answered on the loop inside the mailbox's flush round (a
+    /// delivery, a tick's commit) reach the socket together when the round
+    /// ends, with no task of their own left to run.
+    @Test func repliesAnsweredInAFlushRoundAreFlushedOnceWhenItEnds() throws {
+        let h = try Harness()
+        try h.send(
+            #"{"method":"org.example.test.Park","parameters":{"id":1}}"# + "\0"
+                + #"{"method":"org.example.test.Park","parameters":{"id":2}}"# + "\0")
+        var outboundInsideTheRound: Result<ByteBuffer?, any Error> = .success(nil)
+        h.mailbox.flushingOnce {
+            h.lot.responder(1)?.succeed(["id": 1])
+            h.lot.responder(2)?.succeed(["id": 2])
+            outboundInsideTheRound = Result { try h.channel.readOutbound(as: ByteBuffer.self) }
+        }
+        #expect(try outboundInsideTheRound.get() == nil, "nothing flushed inside the round")
+        // Read before the loop runs again: no task flushes them later.
+        var flushed = ByteBuffer()
+        while var chunk = try h.channel.readOutbound(as: ByteBuffer.self) { flushed.writeBuffer(&chunk) }
+        let replies = try flushed.readableBytesView.split(separator: 0).map {
+            try VarlinkReply(message: VarlinkWireFormat.parseMessage(ByteBuffer(bytes: $0)))
+        }
+        #expect(replies.map(\.parameters) == [["id": 1], ["id": 2]], "both flushed as the round ended")
     }
 
     /// A streaming call (`Hold`, id 7) with an `Echo` of `{"after":true}` sent behind it.

@@ -7,13 +7,16 @@ extension WriteOrigin {
     /// whether the call is alone on its connection (the connection handler
     /// counts its calls in flight).
     static func call(on connection: VarlinkConnectionContext, _ responder: VarlinkResponder) -> WriteOrigin {
-        .loop(NIOWriteLoop(loop: connection.eventLoop), alone: responder.alone)
+        .loop(NIOWriteLoop(loop: connection.eventLoop, mailbox: connection.mailbox), alone: responder.alone)
     }
 }
 
 /// A NIO event loop as the store sees it.
 struct NIOWriteLoop: WriteLoop {
     let loop: any EventLoop
+    /// The loop's mailbox: its flush round takes the replies the tick's
+    /// commit answers, flushed together when the commit returns.
+    let mailbox: LoopMailbox
 
     var identity: ObjectIdentifier { ObjectIdentifier(loop) }
     var isCurrent: Bool { loop.inEventLoop }
@@ -21,6 +24,6 @@ struct NIOWriteLoop: WriteLoop {
     /// A task executed from inside the loop runs after the tick's I/O (NIO
     /// runs the tasks queued during a tick once its reads are handled).
     func executeAfterTick(_ work: @escaping @Sendable () -> Void) {
-        loop.execute(work)
+        loop.execute { [mailbox] in mailbox.flushingOnce(work) }
     }
 }

@@ -13,6 +13,7 @@ public final class LoopMailbox: Sendable {
     /// The loop the work runs on.
     public let eventLoop: any EventLoop
     private let pending = Mutex(Pending())
+    private let flushRound: NIOLoopBoundBox<FlushRound>
 
     /// What a mailbox carries. A call's answer, the commonest by far, is
     /// carried as it is rather than in a closure, which would be one more
@@ -40,8 +41,18 @@ public final class LoopMailbox: Sendable {
         var scheduled = false
     }
 
+    /// The connections that wrote replies during the work running on the
+    /// loop now (a delivery, or a tick's end-of-tick commit), flushed once
+    /// when it returns: a connection answered there would otherwise queue a
+    /// task of its own to flush, run only after the loop's other tasks.
+    private struct FlushRound {
+        var depth = 0
+        var connections: [VarlinkConnectionHandler] = []
+    }
+
     public init(eventLoop: any EventLoop) {
         self.eventLoop = eventLoop
+        self.flushRound = .makeBoxSendingValue(FlushRound(), eventLoop: eventLoop)
     }
 
     /// Runs `work` on the loop after everything posted before it.
@@ -86,9 +97,36 @@ public final class LoopMailbox: Sendable {
             swap(&taken, &pending.work)
             return taken
         }
-        for item in work { item.run() }
+        flushingOnce {
+            for item in work { item.run() }
+        }
         work.removeAll(keepingCapacity: true)
         pending.withLock { pending in pending.spare = work }
+    }
+
+    /// Runs `body` on the loop (call it there); each connection that asks
+    /// for a flush meanwhile is flushed once when the outermost such call
+    /// returns, instead of in a task of its own.
+    public func flushingOnce(_ body: () -> Void) {
+        flushRound.value.depth += 1
+        body()
+        flushRound.value.depth -= 1
+        guard flushRound.value.depth == 0, !flushRound.value.connections.isEmpty else { return }
+        // Taken first: a flush can start more calls (the connection turned
+        // writable), whose answers then flush by themselves.
+        var connections: [VarlinkConnectionHandler] = []
+        swap(&connections, &flushRound.value.connections)
+        for connection in connections { connection.flushQueuedReplies() }
+        connections.removeAll(keepingCapacity: true)
+        if flushRound.value.connections.isEmpty { swap(&connections, &flushRound.value.connections) }
+    }
+
+    /// Takes `connection`'s flush into the round running on the loop; false
+    /// when none runs (call it on the loop).
+    func flushAtRoundEnd(_ connection: VarlinkConnectionHandler) -> Bool {
+        guard flushRound.value.depth > 0 else { return false }
+        flushRound.value.connections.append(connection)
+        return true
     }
 }
 

@@ -10,7 +10,8 @@ import PropdJSON
 /// until it ends: Varlink answers a connection's calls in order, so a stream
 /// owns the connection while it lasts. Replies written during a read burst
 /// are flushed once at its end; replies completed later are flushed once
-/// per event-loop tick.
+/// when the loop's mailbox round that completed them ends (a delivery from
+/// another thread, a tick's commit), otherwise in a task of their own.
 final class VarlinkConnectionHandler: ChannelDuplexHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundIn = VarlinkOutboundMessage
@@ -403,11 +404,18 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
     private func scheduleFlush() {
         guard !output.flushQueued, let context else { return }
         output = .flushQueued(written: output.hasUnflushedWrites)
+        if let connection, connection.mailbox.flushAtRoundEnd(self) { return }
         let handler = loopBound
         context.eventLoop.execute {
-            handler.value.output.flushTaskRan()
-            handler.value.flushIfNeeded()
+            handler.value.flushQueuedReplies()
         }
+    }
+
+    /// The flush that ``scheduleFlush()`` queued: in its own task, or at
+    /// the end of the mailbox's flush round that took it.
+    func flushQueuedReplies() {
+        output.flushTaskRan()
+        flushIfNeeded()
     }
 
     private func flushIfNeeded() {
