@@ -46,14 +46,14 @@ struct CommandRelayMemoryTests {
                 // (B may or may not see that one: it may end first).
                 let clock = ContinuousClock()
                 let deadline = clock.now + .seconds(60)
-                var timedOut = 0
-                while timedOut == 0 {
+                var knowsHandler = false
+                while !knowsHandler {
                     do throws(CommandError) {
                         _ = try await services[0].execute(keys, argument: nil, timeout: .milliseconds(50))
                         Issue.record("an execution nobody answers was answered")
                         return
                     } catch .timeout {
-                        timedOut = 1
+                        knowsHandler = true
                     } catch {
                         guard case .noHandler = error, clock.now < deadline else { throw error }
                         // Polling pace while A does not know B's handler yet.

@@ -113,12 +113,13 @@ public final class LoopMailbox: Sendable {
         flushRound.value.depth -= 1
         guard flushRound.value.depth == 0, !flushRound.value.connections.isEmpty else { return }
         // Taken first: a flush can start more calls (the connection turned
-        // writable), whose answers then flush by themselves.
+        // writable), whose answers, with no round open, flush by themselves.
         var connections: [VarlinkConnectionHandler] = []
         swap(&connections, &flushRound.value.connections)
         for connection in connections { connection.flushQueuedReplies() }
+        // The array goes back empty, its storage kept for the next round.
         connections.removeAll(keepingCapacity: true)
-        if flushRound.value.connections.isEmpty { swap(&connections, &flushRound.value.connections) }
+        flushRound.value.connections = connections
     }
 
     /// Takes `connection`'s flush into the round running on the loop; false
