@@ -96,6 +96,47 @@ import Testing
         daemon.expectFirstWrites(Set(events.map(\.revision)).sorted())
     }
 
+    /// More events than a subscriber's pump takes in one drain (256), as a
+    /// backlog and as live revisions committed together: each event arrives
+    /// once, in order, a revision's events together.
+    @Test(arguments: StoreKind.available) func backlogsAndBurstsLongerThanOneDrainArriveWholeAndInOrder(on store: StoreKind) async throws {
+        let daemon = try DaemonOnStore(store)
+        let client = try await PropdClient.connect(to: daemon.socketPath)
+        // many.k000 … many.k599: key order is number order.
+        let keys = (0..<600).map { "many.k" + String(1000 + $0).dropFirst() }
+        let chunks = stride(from: 0, to: keys.count, by: 100).map { Array(keys[$0..<$0 + 100]) }
+        var written: [Revision] = []
+        for chunk in chunks {
+            written.append(try await client.set(Dictionary(uniqueKeysWithValues: chunk.map { ($0, JSONValue.integer(1)) })))
+        }
+        let observer = EventCollector(client.observe(["many.*"]))
+        let backlog = try await observer.take { $0.last?.kind == .synced }
+        #expect(backlog.dropLast().map(\.key) == keys)
+        #expect(backlog.dropLast().allSatisfy { $0.kind == .initial && $0.value == 1 })
+        #expect(backlog.last == Event.synced(at: written[written.count - 1]))
+
+        // Six writers at once, 100 keys each: the daemon commits them
+        // together when it can, so one publish may carry hundreds of events.
+        let socketPath = daemon.socketPath
+        let live = try await withThrowingTaskGroup(of: Revision.self) { group in
+            for chunk in chunks {
+                group.addTask {
+                    let own = try await PropdClient.connect(to: socketPath)
+                    return try await own.set(Dictionary(uniqueKeysWithValues: chunk.map { ($0, JSONValue.integer(2)) }))
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        let events = try await observer.take { $0.count == keys.count }
+        #expect(events.allSatisfy { $0.kind == .set && $0.value == 2 })
+        #expect(events.map(\.key).sorted() == keys)
+        // Each acknowledged revision once, its 100 events together, rising.
+        var revisions: [Revision] = []
+        for event in events where revisions.last != event.revision { revisions.append(event.revision) }
+        #expect(revisions == live.sorted())
+        daemon.expectFirstWrites(written + live.sorted())
+    }
+
     @Test(arguments: StoreKind.available) func aDiamondGivesOneEventPerDerivedKeyPerRevision(on store: StoreKind) async throws {
         let daemon = try DaemonOnStore(store)
         let client = try await PropdClient.connect(to: daemon.socketPath)

@@ -22,6 +22,33 @@ import Testing
         #expect(ran.withLock { $0 } == [1, 2, 3, 4])
     }
 
+    @Test func anObjectPostedAgainAndAgainRunsEachTimeInPostingOrderBesideClosures() {
+        let loop = EmbeddedEventLoop()
+        let mailbox = LoopMailbox(eventLoop: loop)
+        let recorder = Recorder(loop: loop)
+        mailbox.post { recorder.record("a") }
+        mailbox.post(recorder)
+        mailbox.post { recorder.record("b") }
+        mailbox.post(recorder)
+        #expect(recorder.log == [])
+        loop.run()
+        #expect(recorder.log == ["a", "work on the loop", "b", "work on the loop"])
+    }
+
+    /// Work posted as an object: records each run, and whether it ran on the loop.
+    private final class Recorder: LoopMailboxWork {
+        let loop: any EventLoop
+        private let entries = Mutex<[String]>([])
+
+        init(loop: any EventLoop) { self.loop = loop }
+
+        var log: [String] { entries.withLock { $0 } }
+
+        func record(_ entry: String) { entries.withLock { $0.append(entry) } }
+
+        func runOnLoop() { record(loop.inEventLoop ? "work on the loop" : "work off the loop") }
+    }
+
     @Test func postsFromAnotherThreadAllRunOnTheLoopInOrder() async throws {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let loop = group.next()

@@ -1,3 +1,4 @@
+import NIOCore
 import PropdCore
 public import PropdService
 import PropdVarlink
@@ -75,15 +76,34 @@ extension IOPropdInterface {
 /// event loop, as fast as the socket takes them and no faster: while the
 /// connection is not writable it stops pulling, the hub's queue grows, and a
 /// consumer that stays behind is ended by the hub with `SlowConsumer`.
-final class SubscriptionPump: Sendable {
+final class SubscriptionPump: LoopMailboxWork {
     let subscription: Subscription
     let stream: VarlinkReplyStream
     let reader: SubscriptionReader
+    /// The arrays a drain fills, kept from one drain to the next while
+    /// small: a live subscriber's drains then allocate nothing.
+    private let scratch: NIOLoopBoundBox<Scratch>
+
+    private struct Scratch {
+        var batch: [EncodedEvent] = []
+        var frames: [[UInt8]] = []
+
+        /// The most events whose arrays are kept: a burst or a backlog of
+        /// 256 would otherwise hold 4 KiB per idle subscriber.
+        static let keptCapacity = 16
+
+        /// Empties both arrays, keeping their storage while it is small.
+        mutating func clear() {
+            if batch.capacity > Self.keptCapacity { batch = [] } else { batch.removeAll(keepingCapacity: true) }
+            if frames.capacity > Self.keptCapacity { frames = [] } else { frames.removeAll(keepingCapacity: true) }
+        }
+    }
 
     init(subscription: Subscription, stream: VarlinkReplyStream, reader: SubscriptionReader) {
         self.subscription = subscription
         self.stream = stream
         self.reader = reader
+        scratch = .makeBoxSendingValue(Scratch(), eventLoop: stream.eventLoop)
     }
 
     /// Wires the pump between the two ends. The handlers hold the pump
@@ -104,26 +124,35 @@ final class SubscriptionPump: Sendable {
     /// Drains on the loop after its current work, with the other streams
     /// the same publish woke there (one task per loop, see `LoopMailbox`).
     private func schedule() {
-        stream.mailbox.post { self.drain() }
+        stream.mailbox.post(self)
     }
+
+    func runOnLoop() { drain() }
 
     /// Runs on the event loop only, so never twice at once.
     private func drain() {
+        // Taken out while in use: the box is not accessed meanwhile, and the
+        // arrays are uniquely referenced, so emptying them keeps their storage.
+        var scratch = Scratch()
+        swap(&scratch, &self.scratch.value)
+        defer {
+            scratch.clear()
+            swap(&scratch, &self.scratch.value)
+        }
         while stream.isWritable, !stream.isEnded {
-            switch subscription.next(limit: 256) {
-            case .events(let batch):
+            switch subscription.next(limit: 256, into: &scratch.batch) {
+            case .filled:
                 // The rules in force now, for this whole batch: a reload
                 // re-filters every live subscription from its next event on.
                 if let denied = reader.deniedPattern() {
                     return stream.finish(throwing: VarlinkCallError(.permissionDenied(key: denied)))
                 }
                 let filters = reader.filtersReads
-                var frames: [[UInt8]] = []
-                frames.reserveCapacity(batch.count)
-                for event in batch where !filters || reader.mayRead(event.event.key) {
-                    frames.append(event.bytes)
+                scratch.frames.removeAll(keepingCapacity: true)
+                for event in scratch.batch where !filters || reader.mayRead(event.event.key) {
+                    scratch.frames.append(event.bytes)
                 }
-                if !frames.isEmpty { stream.send(frames: frames) }
+                if !scratch.frames.isEmpty { stream.send(frames: scratch.frames) }
             case .pending:
                 return
             case .ended(.slowConsumer(let revision)):

@@ -13,6 +13,17 @@ public enum SubscriptionPoll: Sendable {
     case ended(SubscriptionEnd)
 }
 
+/// What a consumer gets when it asks a subscription for events into an
+/// array of its own (``Subscription/next(limit:into:)``).
+public enum SubscriptionFill: Sendable {
+    /// The array holds the next events, in order (never empty).
+    case filled
+    /// Nothing now, as ``SubscriptionPoll/pending``; the array is empty.
+    case pending
+    /// The subscription is over, as ``SubscriptionPoll/ended(_:)``; the array is empty.
+    case ended(SubscriptionEnd)
+}
+
 /// Wake-ups owed to a consumer, collected under a lock and fired after it is released.
 struct Wakeup: Sendable {
     var handler: (@Sendable () -> Void)?
@@ -186,7 +197,18 @@ final class SubscriberCore: Sendable {
 
     /// Takes up to `limit` events.
     func next(limit: Int) -> SubscriptionPoll {
-        state.withLock { s in
+        var batch: [EncodedEvent] = []
+        switch next(limit: limit, into: &batch) {
+        case .filled: return .events(batch)
+        case .pending: return .pending
+        case .ended(let reason): return .ended(reason)
+        }
+    }
+
+    /// Takes up to `limit` events into `batch`, emptied first, its storage kept.
+    func next(limit: Int, into batch: inout [EncodedEvent]) -> SubscriptionFill {
+        batch.removeAll(keepingCapacity: true)
+        return state.withLock { s in
             switch s.phase {
             case .ended(let reason): return .ended(reason)
             case .loading:
@@ -198,7 +220,6 @@ final class SubscriberCore: Sendable {
                 s.wantsWakeup = true
                 return .pending
             }
-            var batch: [EncodedEvent] = []
             batch.reserveCapacity(min(limit, s.backlog.count - s.backlogCursor + s.live.count))
             while batch.count < limit, s.backlogCursor < s.backlog.count {
                 batch.append(s.backlog[s.backlogCursor])
@@ -212,7 +233,7 @@ final class SubscriberCore: Sendable {
                 batch.append(event)
             }
             s.advanceLastFullySent(after: batch)
-            return .events(batch)
+            return .filled
         }
     }
 

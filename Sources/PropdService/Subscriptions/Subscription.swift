@@ -47,6 +47,13 @@ public final class Subscription: Sendable {
         core.next(limit: max(1, limit))
     }
 
+    /// Takes up to `limit` pending events, as ``next(limit:)``, into `batch`,
+    /// which is emptied first and keeps its storage: a consumer that keeps
+    /// one array from call to call allocates none.
+    public func next(limit: Int, into batch: inout [EncodedEvent]) -> SubscriptionFill {
+        core.next(limit: max(1, limit), into: &batch)
+    }
+
     /// Sets the handler called when events become available (or the
     /// subscription ends) after ``next(limit:)`` answered `.pending`. It is
     /// called once per `.pending`, on the publishing thread, outside every

@@ -19,12 +19,14 @@ public final class LoopMailbox: Sendable {
     /// carried as it is rather than in a closure, which would be one more
     /// allocation per answer on the answering thread (a writer's).
     enum Delivery: Sendable {
-        case work(@Sendable () -> Void)
+        case closure(@Sendable () -> Void)
+        case work(any LoopMailboxWork)
         case answer(NIOLoopBound<VarlinkConnectionHandler>, sequence: Int, VarlinkAnswer)
 
         func run() {
             switch self {
-            case .work(let work): work()
+            case .closure(let work): work()
+            case .work(let work): work.runOnLoop()
             case .answer(let connection, let sequence, let answer):
                 connection.value.complete(sequence: sequence, with: answer)
             }
@@ -57,6 +59,13 @@ public final class LoopMailbox: Sendable {
 
     /// Runs `work` on the loop after everything posted before it.
     public func post(_ work: @escaping @Sendable () -> Void) {
+        post(.closure(work))
+    }
+
+    /// Runs `work.runOnLoop()` on the loop after everything posted before
+    /// it, without a closure (an object posted again and again costs no
+    /// allocation per post).
+    public func post(_ work: any LoopMailboxWork) {
         post(.work(work))
     }
 
@@ -129,6 +138,13 @@ public final class LoopMailbox: Sendable {
         flushRound.value.connections.append(connection)
         return true
     }
+}
+
+/// Work posted to a ``LoopMailbox`` again and again, as an object rather
+/// than a closure made at every post.
+public protocol LoopMailboxWork: AnyObject, Sendable {
+    /// Runs on the mailbox's loop.
+    func runOnLoop()
 }
 
 /// The mailboxes whose wake-ups one ``LoopMailbox/holdingWakeups(_:)``

@@ -32,6 +32,48 @@ import Testing
         #expect(received.live.map(\.revision) == [1, 2, 3, 4, 5])
     }
 
+    @Test func takingIntoAnArrayFillsItInOrderKeepsItsStorageAndEmptiesItWhenNothingIsTaken() async throws {
+        let store = FakeStore(hub: SubscriptionHub())
+        let subscription = try await store.hub.subscribe(try SubscriptionRequest(patterns: [pattern("a.*")], initial: false), backlog: store)
+        var batch: [EncodedEvent] = []
+        batch.reserveCapacity(8)
+        let storage = batch.withUnsafeBufferPointer { $0.baseAddress }
+        guard case .filled = subscription.next(limit: 8, into: &batch) else {
+            Issue.record("the backlog's synced event was not taken")
+            return
+        }
+        #expect(batch.map(\.event) == [.synced(at: 0)])
+        store.write([("a.x", 1), ("a.y", 1), ("b.z", 1)])
+        store.write([("a.x", 2)])
+        // At most `limit`, the rest left for the next call.
+        guard case .filled = subscription.next(limit: 2, into: &batch) else {
+            Issue.record("the live events were not taken")
+            return
+        }
+        #expect(batch.map(\.event) == [
+            Event(key: "a.x", kind: .set, value: 1, revision: 1), Event(key: "a.y", kind: .set, value: 1, revision: 1),
+        ])
+        guard case .filled = subscription.next(limit: 8, into: &batch) else {
+            Issue.record("the last live event was not taken")
+            return
+        }
+        #expect(batch.map(\.event) == [Event(key: "a.x", kind: .set, value: 2, revision: 2)])
+        // Every fill went into the storage the array came with.
+        #expect(batch.withUnsafeBufferPointer { $0.baseAddress } == storage)
+        guard case .pending = subscription.next(limit: 8, into: &batch) else {
+            Issue.record("a subscription with nothing queued was not pending")
+            return
+        }
+        #expect(batch.isEmpty)
+        store.write([("a.x", 3)])
+        subscription.cancel()
+        guard case .ended(.cancelled) = subscription.next(limit: 8, into: &batch) else {
+            Issue.record("a cancelled subscription did not end")
+            return
+        }
+        #expect(batch.isEmpty)
+    }
+
     @Test func theAsyncSequenceDeliversAndEndsWithTheSubscription() async throws {
         let store = FakeStore(hub: SubscriptionHub())
         store.write([("a", 1)])
