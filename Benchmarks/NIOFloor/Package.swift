@@ -6,6 +6,7 @@
 //
 //   cd Benchmarks/NIOFloor && swift build -c release
 //   .build/release/nio-floor-server /tmp/f/s.sock /tmp/f/db NORMAL
+//   .build/release/nio-floor-server /tmp/f/s.sock /tmp/f/db NORMAL 100   # propd's tables, 100 history rows per key
 import PackageDescription
 
 let package = Package(

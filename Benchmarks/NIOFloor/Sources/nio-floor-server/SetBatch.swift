@@ -2,7 +2,10 @@ import CSQLite3
 import NIOCore
 
 /// The Sets of one event-loop tick, in one SQLite WAL transaction (an upsert
-/// and a history row each, as `durable_set_server.c`): the first Set of a
+/// and a history row each, as `durable_set_server.c`; with `keep`, propd's
+/// `properties` table and a history keeping `keep` rows per key, as
+/// `-DROWID_CHAIN -DTRIM_KEEP=keep`: the row appended by its id, the key's
+/// oldest deleted by its id once it has `keep` newer): the first Set of a
 /// tick opens it and schedules the commit after the tick's reads; the
 /// commit writes and flushes every reply of the tick, then the tick's
 /// events to every subscriber, one write each.
@@ -12,6 +15,10 @@ final class SetBatch {
     private let database: OpaquePointer
     private let upsert: OpaquePointer
     private let appendHistory: OpaquePointer
+    /// With a kept history: the statement deleting a row by its id, and the
+    /// ids each key keeps.
+    private let trim: OpaquePointer?
+    private var kept: KeptRows?
     private let loop: any EventLoop
     private var revision: Int64 = 0
     private var open = false
@@ -21,22 +28,44 @@ final class SetBatch {
     /// The tick's events, as the frames every subscriber gets.
     private var events = ByteBuffer()
 
-    /// Creates the floor's two tables in a new database at `path`.
-    init(path: String, synchronous: String, loop: any EventLoop) throws(FloorError) {
+    /// Creates the floor's two tables in a new database at `path`; with
+    /// `keep`, propd's `properties` table and a rowid history chain.
+    init(path: String, synchronous: String, keep: Int?, loop: any EventLoop) throws(FloorError) {
         self.loop = loop
         var handle: OpaquePointer?
         guard sqlite3_open(path, &handle) == SQLITE_OK, let handle else { throw .sqlite("open \(path)") }
         database = handle
-        for sql in [
-            "PRAGMA journal_mode=WAL", "PRAGMA synchronous=\(synchronous)",
+        let tables = keep == nil ? [
             "CREATE TABLE p(key TEXT PRIMARY KEY, value BLOB, rev INTEGER)",
             "CREATE TABLE h(rev INTEGER PRIMARY KEY, key TEXT, value BLOB)",
-        ] {
+        ] : [
+            // propd's, as durable_set_server.c's PROPERTIES_TABLE.
+            "CREATE TABLE properties (key TEXT NOT NULL PRIMARY KEY, value TEXT, revision INTEGER NOT NULL, "
+                + "created INTEGER NOT NULL, error TEXT, expires INTEGER) WITHOUT ROWID",
+            "CREATE INDEX properties_expiring ON properties (key) WHERE expires IS NOT NULL",
+            "CREATE TABLE history (id INTEGER PRIMARY KEY, key TEXT NOT NULL, kind TEXT NOT NULL, value TEXT, "
+                + "error TEXT, previous INTEGER)",
+        ]
+        for sql in ["PRAGMA journal_mode=WAL", "PRAGMA synchronous=\(synchronous)"] + tables {
             guard sqlite3_exec(handle, sql, nil, nil, nil) == SQLITE_OK else { throw .sqlite(sql) }
         }
-        upsert = try Self.prepare(
-            handle, "INSERT INTO p(key,value,rev) VALUES(?1,?2,?3) ON CONFLICT(key) DO UPDATE SET value=excluded.value, rev=excluded.rev")
-        appendHistory = try Self.prepare(handle, "INSERT INTO h(rev,key,value) VALUES(?1,?2,?3)")
+        if let keep {
+            upsert = try Self.prepare(
+                handle,
+                "INSERT INTO properties (key, value, revision, created, error, expires) VALUES (?1, ?2, ?3, ?3, NULL, NULL) "
+                    + "ON CONFLICT (key) DO UPDATE SET value = excluded.value, revision = excluded.revision, error = NULL, "
+                    + "expires = excluded.expires")
+            appendHistory = try Self.prepare(
+                handle, "INSERT INTO history (id, key, kind, value, error, previous) VALUES (?1, ?2, 'set', ?3, NULL, ?4)")
+            trim = try Self.prepare(handle, "DELETE FROM history WHERE id = ?1")
+            kept = KeptRows(keep: keep)
+        } else {
+            upsert = try Self.prepare(
+                handle, "INSERT INTO p(key,value,rev) VALUES(?1,?2,?3) ON CONFLICT(key) DO UPDATE SET value=excluded.value, rev=excluded.rev")
+            appendHistory = try Self.prepare(handle, "INSERT INTO h(rev,key,value) VALUES(?1,?2,?3)")
+            trim = nil
+            kept = nil
+        }
     }
 
     private static func prepare(_ database: OpaquePointer, _ sql: String) throws(FloorError) -> OpaquePointer {
@@ -56,17 +85,19 @@ final class SetBatch {
         }
         scheduleCommit()
         revision += 1
-        // The frame's bytes stay put until the statements are reset: bound without a copy.
-        sqlite3_bind_text(upsert, 1, key.baseAddress, Int32(key.count), nil)
-        sqlite3_bind_text(upsert, 2, value.baseAddress, Int32(value.count), nil)
-        sqlite3_bind_int64(upsert, 3, revision)
-        sqlite3_step(upsert)
-        sqlite3_reset(upsert)
-        sqlite3_bind_int64(appendHistory, 1, revision)
-        sqlite3_bind_text(appendHistory, 2, key.baseAddress, Int32(key.count), nil)
-        sqlite3_bind_text(appendHistory, 3, value.baseAddress, Int32(value.count), nil)
-        sqlite3_step(appendHistory)
-        sqlite3_reset(appendHistory)
+        // The frame's bytes stay put until the statements are reset: bound
+        // without a copy. The statements in durable_set_server.c's order.
+        if kept != nil {
+            appendKeptHistory(key: key, value: value)
+            upsert(key: key, value: value)
+        } else {
+            upsert(key: key, value: value)
+            sqlite3_bind_int64(appendHistory, 1, revision)
+            sqlite3_bind_text(appendHistory, 2, key.baseAddress, Int32(key.count), nil)
+            sqlite3_bind_text(appendHistory, 3, value.baseAddress, Int32(value.count), nil)
+            sqlite3_step(appendHistory)
+            sqlite3_reset(appendHistory)
+        }
         if !connection.hasQueuedReplies { touched.append(connection) }
         connection.queueRevisionReply(revision)
         if !subscribers.isEmpty {
@@ -77,6 +108,32 @@ final class SetBatch {
             events.writeStaticString(#","revision":"#)
             events.writeDecimal(revision)
             events.writeStaticString("}},\"continues\":true}\0")
+        }
+    }
+
+    /// The key's current value, at the current revision.
+    private func upsert(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
+        sqlite3_bind_text(upsert, 1, key.baseAddress, Int32(key.count), nil)
+        sqlite3_bind_text(upsert, 2, value.baseAddress, Int32(value.count), nil)
+        sqlite3_bind_int64(upsert, 3, revision)
+        sqlite3_step(upsert)
+        sqlite3_reset(upsert)
+    }
+
+    /// The Set's row in the rowid chain (the id `revision << 16`, as the C
+    /// floor's), then the key's oldest row deleted once it has `keep` newer.
+    private func appendKeptHistory(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
+        let id = revision << 16
+        sqlite3_bind_int64(appendHistory, 1, id)
+        sqlite3_bind_text(appendHistory, 2, key.baseAddress, Int32(key.count), nil)
+        sqlite3_bind_text(appendHistory, 3, value.baseAddress, Int32(value.count), nil)
+        sqlite3_bind_int64(appendHistory, 4, (revision - 1) << 16)
+        sqlite3_step(appendHistory)
+        sqlite3_reset(appendHistory)
+        if let oldest = kept?.append(id, for: key), let trim {
+            sqlite3_bind_int64(trim, 1, oldest)
+            sqlite3_step(trim)
+            sqlite3_reset(trim)
         }
     }
 
@@ -143,7 +200,7 @@ enum FloorError: Error, CustomStringConvertible {
     var description: String {
         switch self {
         case .sqlite(let what): "SQLite failed: \(what)"
-        case .usage: "usage: nio-floor-server SOCKET DATABASE NORMAL|FULL"
+        case .usage: "usage: nio-floor-server SOCKET DATABASE NORMAL|FULL [KEEP]"
         }
     }
 }

@@ -1,0 +1,44 @@
+/// Each key's newest history row ids, for a history that keeps `keep` rows
+/// per key (the C floor's `key_rows` under `-DTRIM_KEEP`): a fixed table of
+/// 1,024 keys, open addressing on the key's bytes, no allocation once a key
+/// is in it. Keys past the table's size are not trimmed; the benchmarks
+/// write far fewer.
+struct KeptRows {
+    private struct Rows {
+        var key: [UInt8]
+        var ids: [Int64]
+        var written = 0
+    }
+
+    let keep: Int
+    private var table = [Rows?](repeating: nil, count: 1024)
+
+    init(keep: Int) {
+        self.keep = keep
+    }
+
+    /// Records `id` as `key`'s newest row; returns the id of the row it
+    /// pushes out of the newest `keep`, which is then to be deleted.
+    mutating func append(_ id: Int64, for key: UnsafeRawBufferPointer) -> Int64? {
+        guard let slot = slot(of: key) else { return nil }
+        let position = (table[slot]?.written ?? 0) % keep
+        let pushedOut = (table[slot]?.written ?? 0) >= keep ? table[slot]?.ids[position] : nil
+        table[slot]?.ids[position] = id
+        table[slot]?.written += 1
+        return pushedOut
+    }
+
+    private mutating func slot(of key: UnsafeRawBufferPointer) -> Int? {
+        var hash: UInt32 = 5381
+        for byte in key { hash = hash &* 33 &+ UInt32(byte) }
+        for probe in 0..<UInt32(table.count) {
+            let slot = Int((hash &+ probe) & UInt32(table.count - 1))
+            guard let rows = table[slot] else {
+                table[slot] = Rows(key: Array(key), ids: [Int64](repeating: 0, count: keep))
+                return slot
+            }
+            if rows.key.elementsEqual(key) { return slot }
+        }
+        return nil
+    }
+}
