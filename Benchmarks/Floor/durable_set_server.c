@@ -40,6 +40,12 @@
 //   -DROWID_CHAIN -DTRIM_KEEP=100  the rowid chain, a key's oldest row
 //                             deleted by its id once it has TRIM_KEEP newer:
 //                             no scan, one B-tree delete per Set;
+//   -DROWID_CHAIN -DTRIM_KEEP=100 -DBULK_TRIM=1000  the same history
+//                             trimmed in bulk: every BULK_TRIM Sets, one
+//                             range delete of every row older than the
+//                             oldest row any key still keeps (the least a
+//                             bulk trim costs: with keys all written alike
+//                             nothing needs carrying forward);
 //   -DRING_HISTORY -DTRIM_KEEP=100  a ring of TRIM_KEEP slots per key,
 //                             `(key, slot)` rewritten in place, with the
 //                             index by revision that `since` would need.
@@ -80,6 +86,9 @@
 
 #if defined(RING_HISTORY) && !defined(TRIM_KEEP)
 #error "-DRING_HISTORY needs -DTRIM_KEEP=N, the slots per key"
+#endif
+#if defined(BULK_TRIM) && !(defined(TRIM_KEEP) && defined(ROWID_CHAIN))
+#error "-DBULK_TRIM goes with -DROWID_CHAIN -DTRIM_KEEP=N"
 #endif
 #if defined(TRIM_KEEP) && !defined(ROWID_CHAIN) && !defined(RING_HISTORY)
 #error "-DTRIM_KEEP goes with -DROWID_CHAIN or -DRING_HISTORY"
@@ -212,14 +221,31 @@ static void handle_frame(conn *c, char *frame) {
     key_rows *rows = rows_of(k);
     if (rows) {
       long long *oldest = &rows->ids[rows->written % TRIM_KEEP];
+#ifndef BULK_TRIM
       if (rows->written >= TRIM_KEEP) {
         sqlite3_bind_int64(trim, 1, *oldest);
         sqlite3_step(trim);
         sqlite3_reset(trim);
       }
+#endif
       *oldest = revision << 16;
       rows->written++;
     }
+#ifdef BULK_TRIM
+    if (revision % BULK_TRIM == 0) {
+      // The oldest row any key keeps: its oldest kept id, or its first row.
+      long long floor_id = revision << 16;
+      for (int i = 0; i < 1024; i++) {
+        key_rows *r = key_table[i];
+        if (!r) continue;
+        long long kept = r->ids[r->written >= TRIM_KEEP ? r->written % TRIM_KEEP : 0];
+        if (kept < floor_id) floor_id = kept;
+      }
+      sqlite3_bind_int64(trim, 1, floor_id);
+      sqlite3_step(trim);
+      sqlite3_reset(trim);
+    }
+#endif
 #endif
     upsert(k, v, (int)(vend - v));
 #elif defined(RING_HISTORY)
@@ -327,7 +353,11 @@ int main(int argc, char **argv) {
   sqlite3_prepare_v2(db, "INSERT INTO history (id, key, kind, value, error, previous) VALUES (?1, ?2, 'set', ?3, NULL, ?4)",
                      -1, &hi, 0);
 #ifdef TRIM_KEEP
+#ifdef BULK_TRIM
+  sqlite3_prepare_v2(db, "DELETE FROM history WHERE id < ?1", -1, &trim, 0);
+#else
   sqlite3_prepare_v2(db, "DELETE FROM history WHERE id = ?1", -1, &trim, 0);
+#endif
 #endif
 #elif defined(RING_HISTORY)
   sqlite3_exec(db,

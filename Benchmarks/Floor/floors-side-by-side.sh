@@ -27,7 +27,7 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 bin="$(cd "$1" && pwd)"; rounds="${2:-5}"; modes="${3:-pipelined concurrent sequential}"
-servers="${4:-floor floor-vendored-sqlite floor-key-index propd-sql propd-sql-known-head rowid-chain rowid-chain-trimmed ring nio-floor nio-floor-trimmed propd}"
+servers="${4:-floor floor-vendored-sqlite floor-key-index propd-sql propd-sql-known-head rowid-chain rowid-chain-trimmed rowid-chain-bulk ring nio-floor nio-floor-trimmed propd}"
 work="$(mktemp -d /tmp/propd-floors.XXXXXX)"
 trap 'rm -rf "$work"' EXIT
 
@@ -38,6 +38,7 @@ build -DPROPD_SQL -o "$work/propd-sql"
 build -DPROPD_SQL -DKNOWN_HEAD -o "$work/propd-sql-known-head"
 build -DROWID_CHAIN -o "$work/rowid-chain"
 build -DROWID_CHAIN -DTRIM_KEEP=100 -o "$work/rowid-chain-trimmed"
+build -DROWID_CHAIN -DTRIM_KEEP=100 -DBULK_TRIM=1000 -o "$work/rowid-chain-bulk"
 build -DRING_HISTORY -DTRIM_KEEP=100 -o "$work/ring"
 # The C floor on the SQLite propd links (the amalgamation in propd's
 # checkout of vapor/sqlite-nio, compiled with that package's options that
