@@ -20,11 +20,13 @@ struct KeptRows {
     /// Records `id` as `key`'s newest row; returns the id of the row it
     /// pushes out of the newest `keep`, which is then to be deleted.
     mutating func append(_ id: Int64, for key: UnsafeRawBufferPointer) -> Int64? {
-        guard let slot = slot(of: key) else { return nil }
-        let position = (table[slot]?.written ?? 0) % keep
-        let pushedOut = (table[slot]?.written ?? 0) >= keep ? table[slot]?.ids[position] : nil
-        table[slot]?.ids[position] = id
-        table[slot]?.written += 1
+        guard let slot = slot(of: key), var rows = table[slot] else { return nil }
+        table[slot] = nil  // `rows` alone holds its ids while they change
+        defer { table[slot] = rows }
+        let position = rows.written % keep
+        let pushedOut = rows.written >= keep ? rows.ids[position] : nil
+        rows.ids[position] = id
+        rows.written += 1
         return pushedOut
     }
 
