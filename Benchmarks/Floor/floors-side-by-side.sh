@@ -22,12 +22,13 @@
 # which never trim. "nio-floor-trimmed" is the NIO floor with propd's
 # `properties` and a rowid history keeping 100 rows per key, as
 # "rowid-chain-trimmed" in C: the least a server on propd's stack does
-# to keep a bounded history. The NIO floor is built only when SERVERS
-# names it.
+# to keep a bounded history; "nio-floor-bulk" trims that history every
+# 1,000 Sets in one range delete, as "rowid-chain-bulk". The NIO floor is
+# built only when SERVERS names it.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 bin="$(cd "$1" && pwd)"; rounds="${2:-5}"; modes="${3:-pipelined concurrent sequential}"
-servers="${4:-floor floor-vendored-sqlite floor-key-index propd-sql propd-sql-known-head rowid-chain rowid-chain-trimmed rowid-chain-bulk ring nio-floor nio-floor-trimmed propd}"
+servers="${4:-floor floor-vendored-sqlite floor-key-index propd-sql propd-sql-known-head rowid-chain rowid-chain-trimmed rowid-chain-bulk ring nio-floor nio-floor-trimmed nio-floor-bulk propd}"
 work="$(mktemp -d /tmp/propd-floors.XXXXXX)"
 trap 'rm -rf "$work"' EXIT
 
@@ -54,7 +55,7 @@ if [ -f "$vendored/sqlite_nio_sqlite3.c" ]; then
 fi
 gcc -O2 -Wall "$here/../../../shared/bench/peers/c/uds_pingpong.c" -o "$work/uds_pingpong" 2>/dev/null || true
 case " $servers " in
-    *" nio-floor "* | *" nio-floor-trimmed "*) (cd "$here/../NIOFloor" && swift build -c release >&2 && cp .build/release/nio-floor-server "$work/nio-floor") ;;
+    *" nio-floor "* | *" nio-floor-trimmed "* | *" nio-floor-bulk "*) (cd "$here/../NIOFloor" && swift build -c release >&2 && cp .build/release/nio-floor-server "$work/nio-floor") ;;
 esac
 
 # propd's statements run on a database propd made: its schema, indexes and all.
@@ -79,6 +80,7 @@ start() {
         propd-untrimmed) start_propd "$bin/propd" --history-per-key 10000000 ;;
         propd-sql*) cp "$work/template/db" "$dir/db"; "$work/$1" "$dir/s.sock" "$dir/db" NORMAL >/dev/null 2>"$dir/log" & ;;
         nio-floor-trimmed) "$work/nio-floor" "$dir/s.sock" "$dir/db" NORMAL 100 >/dev/null 2>"$dir/log" & ;;
+        nio-floor-bulk) "$work/nio-floor" "$dir/s.sock" "$dir/db" NORMAL 100 1000 >/dev/null 2>"$dir/log" & ;;
         *) "$work/$1" "$dir/s.sock" "$dir/db" NORMAL >/dev/null 2>"$dir/log" & ;;
     esac
     pid=$!

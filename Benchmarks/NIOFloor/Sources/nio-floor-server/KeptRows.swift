@@ -30,6 +30,17 @@ struct KeptRows {
         return pushedOut
     }
 
+    /// The oldest row id any key keeps (each key's oldest of its newest
+    /// `keep`, or its first row), at most `ceiling`: every row below it
+    /// can go in one range delete (the C floor's `-DBULK_TRIM`).
+    func oldestKept(atMost ceiling: Int64) -> Int64 {
+        var oldest = ceiling
+        for case let rows? in table {
+            oldest = min(oldest, rows.ids[rows.written >= keep ? rows.written % keep : 0])
+        }
+        return oldest
+    }
+
     private mutating func slot(of key: UnsafeRawBufferPointer) -> Int? {
         var hash: UInt32 = 5381
         for byte in key { hash = hash &* 33 &+ UInt32(byte) }

@@ -5,7 +5,9 @@ import NIOCore
 /// and a history row each, as `durable_set_server.c`; with `keep`, propd's
 /// `properties` table and a history keeping `keep` rows per key, as
 /// `-DROWID_CHAIN -DTRIM_KEEP=keep`: the row appended by its id, the key's
-/// oldest deleted by its id once it has `keep` newer): the first Set of a
+/// oldest deleted by its id once it has `keep` newer; with `bulkTrim`, as
+/// `-DBULK_TRIM=bulkTrim`: every `bulkTrim` Sets, one range delete of every
+/// row older than the oldest any key keeps): the first Set of a
 /// tick opens it and schedules the commit after the tick's reads; the
 /// commit writes and flushes every reply of the tick, then the tick's
 /// events to every subscriber, one write each.
@@ -19,6 +21,8 @@ final class SetBatch {
     /// ids each key keeps.
     private let trim: OpaquePointer?
     private var kept: KeptRows?
+    /// With a kept history trimmed in bulk: every how many Sets.
+    private let bulkTrim: Int64?
     private let loop: any EventLoop
     private var revision: Int64 = 0
     private var open = false
@@ -30,8 +34,9 @@ final class SetBatch {
 
     /// Creates the floor's two tables in a new database at `path`; with
     /// `keep`, propd's `properties` table and a rowid history chain.
-    init(path: String, synchronous: String, keep: Int?, loop: any EventLoop) throws(FloorError) {
+    init(path: String, synchronous: String, keep: Int?, bulkTrim: Int?, loop: any EventLoop) throws(FloorError) {
         self.loop = loop
+        self.bulkTrim = bulkTrim.map(Int64.init)
         var handle: OpaquePointer?
         guard sqlite3_open(path, &handle) == SQLITE_OK, let handle else { throw .sqlite("open \(path)") }
         database = handle
@@ -57,7 +62,7 @@ final class SetBatch {
                     + "expires = excluded.expires")
             appendHistory = try Self.prepare(
                 handle, "INSERT INTO history (id, key, kind, value, error, previous) VALUES (?1, ?2, 'set', ?3, NULL, ?4)")
-            trim = try Self.prepare(handle, "DELETE FROM history WHERE id = ?1")
+            trim = try Self.prepare(handle, "DELETE FROM history WHERE id \(bulkTrim == nil ? "=" : "<") ?1")
             kept = KeptRows(keep: keep)
         } else {
             upsert = try Self.prepare(
@@ -121,7 +126,9 @@ final class SetBatch {
     }
 
     /// The Set's row in the rowid chain (the id `revision << 16`, as the C
-    /// floor's), then the key's oldest row deleted once it has `keep` newer.
+    /// floor's), then the key's oldest row deleted once it has `keep` newer,
+    /// or, trimming in bulk, every `bulkTrim` Sets every row below the
+    /// oldest any key keeps.
     private func appendKeptHistory(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
         let id = revision << 16
         sqlite3_bind_int64(appendHistory, 1, id)
@@ -130,11 +137,21 @@ final class SetBatch {
         sqlite3_bind_int64(appendHistory, 4, (revision - 1) << 16)
         sqlite3_step(appendHistory)
         sqlite3_reset(appendHistory)
-        if let oldest = kept?.append(id, for: key), let trim {
-            sqlite3_bind_int64(trim, 1, oldest)
-            sqlite3_step(trim)
-            sqlite3_reset(trim)
+        let pushedOut = kept?.append(id, for: key)
+        if let bulkTrim {
+            if revision % bulkTrim == 0, let kept { runTrim(kept.oldestKept(atMost: id)) }
+        } else if let pushedOut {
+            runTrim(pushedOut)
         }
+    }
+
+    /// Runs the trim statement with `id`: it deletes that row, or in bulk
+    /// every row below it.
+    private func runTrim(_ id: Int64) {
+        guard let trim else { return }
+        sqlite3_bind_int64(trim, 1, id)
+        sqlite3_step(trim)
+        sqlite3_reset(trim)
     }
 
     /// A reply that needs no commit, written with the tick's others.
@@ -200,7 +217,7 @@ enum FloorError: Error, CustomStringConvertible {
     var description: String {
         switch self {
         case .sqlite(let what): "SQLite failed: \(what)"
-        case .usage: "usage: nio-floor-server SOCKET DATABASE NORMAL|FULL [KEEP]"
+        case .usage: "usage: nio-floor-server SOCKET DATABASE NORMAL|FULL [KEEP [BULK]]"
         }
     }
 }
