@@ -7,6 +7,7 @@
 //   cd Benchmarks/NIOFloor && swift build -c release
 //   .build/release/nio-floor-server /tmp/f/s.sock /tmp/f/db NORMAL
 //   .build/release/nio-floor-server /tmp/f/s.sock /tmp/f/db NORMAL 100   # propd's tables, 100 history rows per key
+//   .build/release/nio-floor-server /tmp/f/s.sock /tmp/f/db NORMAL 100 1000   # the same, trimmed every 1,000 Sets
 import PackageDescription
 
 let package = Package(

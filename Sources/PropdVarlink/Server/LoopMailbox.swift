@@ -15,9 +15,10 @@ public final class LoopMailbox: Sendable {
     private let pending = Mutex(Pending())
     private let flushRound: NIOLoopBoundBox<FlushRound>
 
-    /// What a mailbox carries. A call's answer, the commonest by far, is
-    /// carried as it is rather than in a closure, which would be one more
-    /// allocation per answer on the answering thread (a writer's).
+    /// What a mailbox carries. A call's answer, the commonest by far, and a
+    /// ``LoopMailboxWork`` are carried as they are rather than in a closure,
+    /// which would be one more allocation per post on the posting thread
+    /// (a writer's).
     enum Delivery: Sendable {
         case closure(@Sendable () -> Void)
         case work(any LoopMailboxWork)
