@@ -132,7 +132,11 @@ final class EtcdCommandRelay: CommandRelay {
                     try await group.next()
                 }
             } catch {
-                logger.debug("command relay restarts", metadata: ["error": "\(error)"])
+                // A restart withdraws this node's handlers until the next term
+                // announces them again, ending what other nodes sent here.
+                if !Task.isCancelled {
+                    logger.warning("command relay restarts", metadata: ["error": "\(error)"])
+                }
             }
             if let lease {
                 // Not cancelled with the relay: other nodes should stop sending here now.
