@@ -15,6 +15,13 @@
 set -euo pipefail
 peers="$(cd "$1" && pwd)"; floor="$2"; rounds="$3"; tests="$4"; durability="$5"; shift 5
 cd "$peers"
+# The harness reads with 256 KiB buffers, which glibc either maps and
+# unmaps one per reply or serves from the heap, as its moving mmap
+# threshold settles for the command line (which differs from build to
+# build here): fixed thresholds hold every run in the cheap mode
+# (BENCHMARKS.md, "Where a Set's time goes"). The servers start without.
+export MALLOC_MMAP_THRESHOLD_=1048576 MALLOC_TRIM_THRESHOLD_=67108864
+plain=(env -u MALLOC_MMAP_THRESHOLD_ -u MALLOC_TRIM_THRESHOLD_)
 harness=(python3 harness/bench.py --out results/harness-builds.jsonl --max-seconds 8
     --runs 1 --tests "$tests" --subs 100)
 servers=("floor" "$@")
@@ -23,10 +30,10 @@ for ((round = 0; round < rounds; round++)); do
     for ((i = 0; i < count; i++)); do
         server=${servers[$(((i + round) % count))]}
         if [ "$server" = floor ]; then
-            "${harness[@]}" --target floor --variant "${durability^^}" --server-cmd "$floor {sock} {dir}/floor.db {variant}"
+            "${harness[@]}" --target floor --variant "${durability^^}" --server-cmd "${plain[*]} $floor {sock} {dir}/floor.db {variant}"
         else
             "${harness[@]}" --target propd --variant "${server%%=*}" --server-cmd \
-                "${server#*=} --socket {sock} --database {dir}/propd.db --bindings {dir}/bindings.d --durability $durability"
+                "${plain[*]} ${server#*=} --socket {sock} --database {dir}/propd.db --bindings {dir}/bindings.d --durability $durability"
         fi
     done
 done
