@@ -40,36 +40,24 @@ struct CommandRelayMemoryTests {
                 let keys = try CommandKeys(Key("door.open"))
                 let burst = try (0..<rounds).map { try CommandKeys(Key("door.open\($0)")) }
                 let delivered = Counter()
-                let refused = Counter()
-                let clock = ContinuousClock()
                 _ = services[1].serve([keys] + burst, deliver: { _ in delivered.increment() }) { error in
                     Issue.record("B's commands were not registered: \(error)")
-                    refused.increment()
                 }
-                // B serves them once their registration is committed: a
-                // registration that failed later would take B's handler away
-                // in the middle of the burst.
+                // B serves them once their registration is committed (their
+                // `executing` set to false, in one revision): a registration
+                // that failed later would take B's handler away in the middle
+                // of the burst.
                 let lastExecuting = try #require(burst.last).executing
-                let registered = clock.now + .seconds(60)
-                func isRegistered() throws -> Bool {
-                    do throws(ServiceError) {
-                        return try services[1].get([lastExecuting]).first?.value == .bool(false)
-                    } catch .noSuchKey {
-                        return false
-                    }
+                let registration = try await services[1].subscribe(
+                    SubscriptionRequest(patterns: [KeyPattern(lastExecuting.rawValue)]))
+                _ = try await EventFeed(registration).take("B's commands registered", timeout: .seconds(60)) { events in
+                    events.contains { $0.key == lastExecuting.rawValue && $0.value == .bool(false) }
                 }
-                while try !isRegistered() {
-                    guard refused.value == 0 else { return }
-                    guard clock.now < registered else {
-                        Issue.record("B's commands were not registered within 60 s")
-                        return
-                    }
-                    // Polling pace while B's registration commits.
-                    try? await Task.sleep(for: .milliseconds(20))
-                }
+                registration.cancel()
                 // A learns of B's handler through its watch: until then an
                 // execution is `noHandler`; the first that times out proves it
                 // (B may or may not see that one: it may end first).
+                let clock = ContinuousClock()
                 let deadline = clock.now + .seconds(60)
                 var knowsHandler = false
                 while !knowsHandler {
