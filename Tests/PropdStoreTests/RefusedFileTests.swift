@@ -113,6 +113,33 @@ import Testing
         #expect(refused.contains("history"), "a damaged history is refused: \(refused)")
     }
 
+    /// A crashed database whose main file is damaged where its WAL does not
+    /// cover it: the check reads it through the WAL, which takes a `-shm`
+    /// beside it; refusing it leaves no `-shm` behind either.
+    @Test func aDamagedFileBesideItsWALIsRefusedWithoutAnIndexLeftBeside() async throws {
+        // A crashed database whose WAL holds writes after a checkpoint that
+        // left the counters' row in the main file (no trim wrote it since).
+        let source = try TemporaryDirectory()
+        let store = try openStore(source)
+        try await store.write(WriteRequest(set: [key("room.temp"): 20]))
+        try store.checkpoint()
+        try await store.write(WriteRequest(set: [key("room.temp"): 21]))
+        var main = try #require(FileManager.default.contents(atPath: source.databasePath))
+        let wal = try #require(FileManager.default.contents(atPath: source.databasePath + "-wal"))
+        let name = Data("history_horizon".utf8)
+        #expect(wal.range(of: name) == nil, "the WAL does not cover the counters' row")
+        let found = try #require(main.range(of: name), "the counters' row is in the main file")
+        main[found.upperBound - 1] ^= 0x01
+        let dir = try TemporaryDirectory()
+        try main.write(to: URL(fileURLWithPath: dir.databasePath))
+        try wal.write(to: URL(fileURLWithPath: dir.databasePath + "-wal"))
+        let before = contents(dir)
+        #expect(throws: StoreError.corrupt(path: dir.databasePath, message: "the meta table lacks the revision counters")) {
+            try openStore(dir)
+        }
+        #expect(contents(dir) == before)
+    }
+
     /// A leftover rollback journal beside a file propd then refuses (not
     /// propd's, or from a newer propd) is not rolled back into it either.
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")))

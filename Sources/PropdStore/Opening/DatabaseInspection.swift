@@ -18,6 +18,22 @@ enum DatabaseInspection {
             }
             try LeftoverJournal.rollBack(path: path)
         }
+        let files = FileManager.default
+        if files.fileExists(atPath: path + "-wal"), !files.fileExists(atPath: path + "-shm") {
+            // A WAL without its index (`-shm`): no process has it open, and
+            // a read-only open would create the index beside the file. The
+            // check reads a copy instead (a WAL left by a crash keeps its
+            // index: this is a database copied or restored with its WAL).
+            try PrivateCopy.inspect(path, with: "-wal") { reason in
+                .cannotOpen(
+                    path: path,
+                    message: "it has a write-ahead log (\(path)-wal) without its index, and no copy "
+                        + "could be made to check it: \(reason)")
+            } _: { copy throws(StoreError) in
+                try check(inspecting: copy, naming: path)
+            }
+            return
+        }
         try check(inspecting: path, naming: path)
     }
 
@@ -53,8 +69,10 @@ enum DatabaseInspection {
     /// The migrations recorded in the file; `[]` for a database without tables.
     private static func appliedMigrations(inspecting inspected: String, naming path: String) throws -> [String] {
         // Without a WAL there is nothing but the main file to read, and
-        // `immutable` reads it without creating `-shm`. With a WAL (another
-        // process has it open, or it crashed), a plain read-only open uses it.
+        // `immutable` reads it without creating `-shm`. With a WAL and its
+        // index (another process has it open, or it crashed), a plain
+        // read-only open uses both and creates nothing (`check(path:)`
+        // copies a WAL that has no index).
         let hasWAL = FileManager.default.fileExists(atPath: inspected + "-wal")
         let encoded = inspected.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? path
         let uri = "file:\(encoded)?\(hasWAL ? "mode=ro" : "immutable=1")"

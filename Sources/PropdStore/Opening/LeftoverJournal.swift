@@ -15,22 +15,15 @@ enum LeftoverJournal {
     static func inspectRolledBackCopy(
         of path: String, check: (String) throws(StoreError) -> Void
     ) throws(StoreError) {
-        let files = FileManager.default
-        let directory = files.temporaryDirectory.appendingPathComponent("propd-journal-check-\(UUID().uuidString)")
-        let copy = directory.appendingPathComponent("propd.db").path
-        defer { try? files.removeItem(at: directory) }
-        do {
-            try files.createDirectory(at: directory, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
-            try files.copyItem(atPath: path, toPath: copy)
-            try files.copyItem(atPath: path + "-journal", toPath: copy + "-journal")
-        } catch {
-            throw .cannotOpen(
+        try PrivateCopy.inspect(path, with: "-journal") { reason in
+            .cannotOpen(
                 path: path,
                 message: "it has a rollback journal left by an interrupted write (\(path)-journal), and no copy "
-                    + "could be made to check it before rolling it back: \(error.localizedDescription)")
+                    + "could be made to check it before rolling it back: \(reason)")
+        } _: { copy throws(StoreError) in
+            try rollBack(path: copy, naming: path)
+            try check(copy)
         }
-        try rollBack(path: copy, naming: path)
-        try check(copy)
     }
 
     /// Lets SQLite roll the journal of `path` back into it.
