@@ -49,12 +49,34 @@ import Testing
         try expectIntactHistoryChains(dir)
     }
 
+    /// A key written a few times and then never again keeps its newest rows
+    /// for good; passes leave them behind and go on trimming the others.
+    @Test func aKeyNoLongerWrittenDoesNotHoldThePassesBack() async throws {
+        let dir = try TemporaryDirectory()
+        let store = try openStore(dir, historyPerKey: 2)
+        let (cold, hot) = (key("cold"), key("hot"))
+        for i in 1...3 { try await store.write(WriteRequest(set: [cold: .integer(Int64(i))])) }
+        for i in 4...1000 { try await store.write(WriteRequest(set: [hot: .integer(Int64(i))])) }
+        #expect(try store.history(of: cold).map(\.revision) == [3, 2])
+        // keep 2: a pass every 16 rows, and rows that must stay are left
+        // behind once the window holds more than 256.
+        let hotRows = try store.history(of: hot).map(\.revision.rawValue)
+        #expect(hotRows.count >= 2 && hotRows.count <= 256 + 16 + 1, "\(hotRows.count) rows")
+        #expect(hotRows == Array(((1001 - Int64(hotRows.count))...1000).reversed()))
+        let oldest = try store.oldestCompleteRevision()
+        #expect(oldest > 700)
+        #expect(try store.changes(after: Revision(oldest.rawValue - 1)).changeSets.map(\.revision.rawValue)
+            == Array(oldest.rawValue...1000))
+        try expectIntactHistoryChains(dir)
+    }
+
     @Test func compactionSurvivesARestartAndKeepsTheHorizon() async throws {
         let dir = try TemporaryDirectory()
         let oldest: Revision
         do {
             let store = try openStore(dir, historyPerKey: 2)
-            for i in 1...30 { try await store.write(WriteRequest(set: [key("a"): .integer(Int64(i))])) }
+            // keep 2: a pass every 16 rows, at 17 and at 33.
+            for i in 1...40 { try await store.write(WriteRequest(set: [key("a"): .integer(Int64(i))])) }
             oldest = try store.oldestCompleteRevision()
             #expect(oldest > 20)
         }

@@ -90,29 +90,29 @@ import Testing
         #expect(try store.history(of: key("b"), limit: 2, before: 5).map(\.revision) == [4, 2])
     }
 
-    @Test func compactionKeepsTheLastEntriesAlongTheChainAlsoAfterARestart() async throws {
+    @Test func aPassKeepsTheLastEntriesAlongTheChainAlsoAfterARestart() async throws {
         let dir = try TemporaryDirectory()
         let a = key("a")
         do {
-            // keep 4: every write makes `a` due; one write per batch, so each
-            // batch trims to the 4 newest rows it knows, plus its own.
+            // keep 4: a pass every 32 rows. The batch after the 32nd (33)
+            // removes every row with 4 newer among the 32 (1 to 28).
             let store = try openStore(dir, historyPerKey: 4)
-            try await setEach(store, a, to: 1...20)
-            #expect(try store.history(of: a).map(\.revision) == [20, 19, 18, 17, 16])
-            #expect(try store.oldestCompleteRevision() == 16)
-            #expect(try historyRowCount(dir, a) == 5)
+            try await setEach(store, a, to: 1...40)
+            #expect(try store.history(of: a).map(\.revision.rawValue) == Array((29...40).reversed()))
+            #expect(try store.oldestCompleteRevision() == 29)
+            #expect(try historyRowCount(dir, a) == 12)
         }
-        // After a restart nothing is remembered: the first trim walks the chain.
+        // After a restart nothing is remembered: 32 rows later (73), the pass
+        // removes 41 to 68, and the rows behind 41 along the chain (29 to 40).
         let store = try openStore(dir, historyPerKey: 4)
-        try await store.write(WriteRequest(set: [a: 21]))
-        try await store.write(WriteRequest(set: [a: 22]))
-        #expect(try store.history(of: a).map(\.revision) == [22, 21, 20, 19, 18])
+        try await setEach(store, a, to: 41...73)
+        #expect(try store.history(of: a).map(\.revision) == [73, 72, 71, 70, 69])
         #expect(try historyRowCount(dir, a) == 5)
-        #expect(try store.oldestCompleteRevision() == 18)
+        #expect(try store.oldestCompleteRevision() == 69)
         try expectIntactHistoryChains(dir)
     }
 
-    @Test func aTrimByRangeRemovesOnlyItsKeysRowsAndThoseFromBeforeARestart() async throws {
+    @Test func aPassRemovesEveryKeysOlderRowsAndThoseFromBeforeARestart() async throws {
         let dir = try TemporaryDirectory()
         let (a, b) = (key("a"), key("b"))
         // A floor at revision 0 holds every trim back, so the key's rows pile up.
@@ -133,42 +133,48 @@ import Testing
         }
         #expect(try historyRowCount(dir, b) == 20)
         store.retainHistory(after: nil)
-        // b became due with its write at 40; the next batch (c at 41) trims it
-        // to its two newest rows: the ones this writer saw (22 to 36) go as a
-        // range of revisions that holds a's rows too, the ones from before the
-        // restart (2 to 20) along the chain.
-        try await store.write(WriteRequest(set: [key("c"): 1]))
+        // keep 2: a pass every 16 rows. The one held back at 37 reset the
+        // count; c's writes at 41 to 52 make 16 more, so c's 13th write (53)
+        // runs the next: from 21, every row with 2 newer of its key goes in
+        // one range (21 to 36), and behind each key's first one, along its
+        // chain, its rows from before the restart. The pass stops at a's 37,
+        // one of a's 2 newest.
+        try await setEach(store, key("c"), to: 41...53)
+        #expect(try store.history(of: a).map(\.revision) == [39, 37])
         #expect(try store.history(of: b).map(\.revision) == [40, 38])
+        #expect(try historyRowCount(dir, a) == 2)
         #expect(try historyRowCount(dir, b) == 2)
-        #expect(try store.history(of: a).map(\.revision.rawValue) == Array(stride(from: 39, through: 1, by: -2)))
+        #expect(try historyRowCount(dir, key("c")) == 13)
         #expect(try store.oldestCompleteRevision() == 37)
         try expectIntactHistoryChains(dir)
     }
 
-    @Test func aLargerHistoryPerKeyKeepsThatManyRowsOfRunsCountedUnderTheSmallerOne() async throws {
+    @Test func aLargerHistoryPerKeyRemovesNoRowItKeeps() async throws {
         let dir = try TemporaryDirectory()
         let store = try openStore(dir, historyPerKey: 4)
         let a = key("a")
-        try await setEach(store, a, to: 1...50)
-        let kept = try historyRowCount(dir, a)
-        #expect(kept < 10)
-        // 40 per key now: fewer than that exist, so nothing more may go.
+        try await setEach(store, a, to: 1...40)
+        #expect(try historyRowCount(dir, a) == 12)
+        // 40 per key now: fewer than that exist, so nothing may go.
         store.setHistoryPerKey(40)
-        try await setEach(store, a, to: 51...70)
-        #expect(try historyRowCount(dir, a) == kept + 20)
+        try await setEach(store, a, to: 41...60)
+        #expect(try historyRowCount(dir, a) == 32)
+        // A pass every 320 rows: the one at 353 keeps the 40 newest of 29 to 352.
+        try await setEach(store, a, to: 61...400)
+        #expect(try store.history(of: a).map(\.revision.rawValue) == Array((313...400).reversed()))
         try expectIntactHistoryChains(dir)
     }
 
-    @Test func aSmallerHistoryPerKeyTrimsKeysWrittenSinceTheirLastTrim() async throws {
+    @Test func aSmallerHistoryPerKeyTrimsAtTheNextPass() async throws {
         let dir = try TemporaryDirectory()
         let store = try openStore(dir, historyPerKey: 100)
         let a = key("a")
         try await setEach(store, a, to: 1...30)
         store.setHistoryPerKey(4)
         try await setEach(store, a, to: 31...40)
-        // Each batch trims what the one before it made due: 4 rows, and the newest.
-        #expect(try historyRowCount(dir, a) == 5)
-        #expect(try store.history(of: a).map(\.revision) == [40, 39, 38, 37, 36])
+        // A pass every 32 rows now: the batch at 33 keeps the 4 newest of 1 to 32.
+        #expect(try historyRowCount(dir, a) == 12)
+        #expect(try store.history(of: a).map(\.revision.rawValue) == Array((29...40).reversed()))
         try expectIntactHistoryChains(dir)
     }
 
@@ -179,11 +185,13 @@ import Testing
         for i in 1...6 { try await store.write(WriteRequest(set: [a: .integer(Int64(i)), b: .integer(Int64(i))])) }
         try await store.write(WriteRequest(delete: [a, b]))  // 7
         try await setEach(store, b, to: 8...12)
+        // keep 2: a pass every 16 rows, here at 10 over revisions 1 to 9,
+        // which removes 1 to 5 and stops at a's 6, one of its 2 newest.
         // a: deleted, trimmed to its last entries, its chain still found from deleted_heads.
         #expect(try store.history(of: a).map(\.kind) == [.delete, .set])
         #expect(try store.history(of: a).first?.revision == 7)
         // b: set again after its delete and trimmed since: its deleted_heads row went.
-        #expect(try store.history(of: b).map(\.revision) == [12, 11, 10])
+        #expect(try store.history(of: b).map(\.revision) == [12, 11, 10, 9, 8, 7, 6])
         #expect(try InspectedDatabase(dir.databasePath).strings("SELECT key FROM deleted_heads ORDER BY key") == ["a"])
         try expectIntactHistoryChains(dir)
     }
@@ -236,9 +244,10 @@ import Testing
         // Damage the file from outside: the oldest row points at the newest.
         try InspectedDatabase(dir.databasePath).execute("UPDATE history SET previous = 3 WHERE revision = 1 AND key = 'a'")
         #expect(try store.history(of: a).map(\.revision) == [3, 2, 1])
-        // Compaction walks it too (a is due after every write): it ends as well.
-        try await setEach(store, a, to: 4...6)
-        #expect(try store.history(of: a).first?.revision == 6)
+        // A pass reads it too (at 17, from a's first row): it ends as well.
+        try await setEach(store, a, to: 4...20)
+        #expect(try store.history(of: a).first?.revision == 20)
+        #expect(try store.oldestCompleteRevision() == 15)
     }
 
     /// Sets `key` to each value in turn, one revision each.

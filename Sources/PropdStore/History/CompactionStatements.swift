@@ -1,5 +1,5 @@
-/// The statements history compaction runs on the writer's connection, a few
-/// per trimmed key, prepared once with the other writer statements.
+/// The statements history compaction runs on the writer's connection,
+/// prepared once with the other writer statements.
 final class CompactionStatements {
     /// `previous` of one history row: no row, NULL, or a revision.
     let previousOf: SQLiteStatement
@@ -8,8 +8,7 @@ final class CompactionStatements {
     /// Deletes one row. (Rows go one by one, each `previous` read first:
     /// a recursive query or `RETURNING` would build a temporary table.)
     let removeRow: SQLiteStatement
-    /// Deletes the key's rows in a range of revisions, scanning the range in
-    /// primary-key order: every row of every key in it is read once.
+    /// Deletes every row in a range of revisions.
     let removeRange: SQLiteStatement
     /// Removes the key's deleted_heads row when it is stale (the key was set
     /// again since its delete, so its head is properties.revision).
@@ -22,7 +21,7 @@ final class CompactionStatements {
             "UPDATE history SET previous = NULL WHERE revision = ?1 AND key = ?2")
         removeRow = try connection.statement("DELETE FROM history WHERE revision = ?1 AND key = ?2")
         removeRange = try connection.statement(
-            "DELETE FROM history WHERE revision >= ?1 AND revision < ?2 AND key = ?3")
+            "DELETE FROM history WHERE revision >= ?1 AND revision < ?2")
         dropStaleDeletedHead = try connection.statement("""
             DELETE FROM deleted_heads WHERE key = ?1 AND EXISTS (
                 SELECT 1 FROM properties WHERE key = ?1 AND (value IS NOT NULL OR error IS NOT NULL))

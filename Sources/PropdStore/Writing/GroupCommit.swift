@@ -246,7 +246,7 @@ final class GroupCommit: Sendable {
         var ran = 0
         var rejected = 0
         var resumingTasks = 0
-        var step = HistoryCompaction.Step(horizon: writer.compaction.horizon)
+        var step: HistoryCompaction.Step?
 
         do {
             try statements.begin.execute()
@@ -287,9 +287,9 @@ final class GroupCommit: Sendable {
                 if let keep = queue.withLock({ queue in defer { queue.historyPerKey = nil }; return queue.historyPerKey }) {
                     writer.compaction.setKeep(keep)
                 }
-                if writer.compaction.pendingKeys > 0 {
+                if writer.compaction.passDue {
                     let floor = queue.withLock { $0.historyFloor }?()
-                    step = try writer.compaction.trim(statements.compaction, limit: 4 + committed.count / 4, floor: floor)
+                    step = try writer.compaction.pass(statements.compaction, floor: floor)
                 }
             }
             try statements.commit.execute()
@@ -301,7 +301,7 @@ final class GroupCommit: Sendable {
         }
 
         let changeSets = committed.map(\.changeSet)
-        writer.compaction.committed(step)
+        if let step { writer.compaction.committed(step) }
         writer.compaction.note(changeSets)
         state.withLock { state in
             state.revision = revision
