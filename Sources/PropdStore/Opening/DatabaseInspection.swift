@@ -24,12 +24,8 @@ enum DatabaseInspection {
             // a read-only open would create the index beside the file. The
             // check reads a copy instead (a WAL left by a crash keeps its
             // index: this is a database copied or restored with its WAL).
-            try PrivateCopy.inspect(path, with: "-wal") { reason in
-                .cannotOpen(
-                    path: path,
-                    message: "it has a write-ahead log (\(path)-wal) without its index, and no copy "
-                        + "could be made to check it: \(reason)")
-            } _: { copy throws(StoreError) in
+            try PrivateCopy.inspect(path, with: "-wal", besideFile: "a write-ahead log without its index") {
+                copy throws(StoreError) in
                 try check(inspecting: copy, naming: path)
             }
             return

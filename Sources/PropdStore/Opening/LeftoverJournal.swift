@@ -15,12 +15,8 @@ enum LeftoverJournal {
     static func inspectRolledBackCopy(
         of path: String, check: (String) throws(StoreError) -> Void
     ) throws(StoreError) {
-        try PrivateCopy.inspect(path, with: "-journal") { reason in
-            .cannotOpen(
-                path: path,
-                message: "it has a rollback journal left by an interrupted write (\(path)-journal), and no copy "
-                    + "could be made to check it before rolling it back: \(reason)")
-        } _: { copy throws(StoreError) in
+        try PrivateCopy.inspect(path, with: "-journal", besideFile: "a rollback journal left by an interrupted write") {
+            copy throws(StoreError) in
             try rollBack(path: copy, naming: path)
             try check(copy)
         }

@@ -6,10 +6,10 @@ import Foundation
 enum PrivateCopy {
     /// Copies `path` and `path + suffix` into a new private directory and
     /// runs `body` on the copy's path; the copy is removed afterwards.
-    /// `cannotCopy` names the failure when no copy could be made.
+    /// `besideFile` says what the file beside is, for the error when no
+    /// copy could be made (`cannotOpen`).
     static func inspect(
-        _ path: String, with suffix: String, cannotCopy: (String) -> StoreError,
-        _ body: (String) throws(StoreError) -> Void
+        _ path: String, with suffix: String, besideFile: String, _ body: (String) throws(StoreError) -> Void
     ) throws(StoreError) {
         let files = FileManager.default
         let directory = files.temporaryDirectory.appendingPathComponent("propd-check-\(UUID().uuidString)")
@@ -20,7 +20,10 @@ enum PrivateCopy {
             try files.copyItem(atPath: path, toPath: copy)
             try files.copyItem(atPath: path + suffix, toPath: copy + suffix)
         } catch {
-            throw cannotCopy(error.localizedDescription)
+            throw .cannotOpen(
+                path: path,
+                message: "it has \(besideFile) (\(path)\(suffix)), and no copy could be made to check it before "
+                    + "opening it: \(error.localizedDescription)")
         }
         try body(copy)
     }
