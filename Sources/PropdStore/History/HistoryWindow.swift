@@ -36,7 +36,7 @@ extension HistoryCompaction {
         var end: Int { base + revisions.count }
         /// How many keys have rows in the window.
         var keyCount: Int { slotOf.count }
-        /// One more than the highest slot in use.
+        /// How many slots there are, in use or free.
         var slotCapacity: Int { keys.count }
 
         mutating func append(_ revision: Int64, _ key: Key) {
