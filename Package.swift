@@ -156,6 +156,7 @@ let package = Package(
         // integration and propctl tests alike.
         .target(
             name: "PropdTestSupport",
+            dependencies: ["PropdCore"],
             path: "Tests/Support/PropdTestSupport",
             swiftSettings: strictSwift6
         ),
@@ -300,7 +301,7 @@ let package = Package(
         .testTarget(
             name: "PropdClusterTests",
             dependencies: [
-                "PropdCluster", "PropdStore", "PropdCore", "PropdEtcd", "EtcdTestSupport",
+                "PropdCluster", "PropdStore", "PropdCore", "PropdEtcd", "EtcdTestSupport", "PropdTestSupport",
                 // Services on the cluster store: deadlines fired by two nodes at once.
                 "PropdService", .product(name: "Logging", package: "swift-log"),
                 // The command relay between two such services.

@@ -4,6 +4,7 @@ import PropdCluster
 import PropdCore
 import PropdEtcd
 import PropdService
+import PropdTestSupport
 import Testing
 
 @testable import PropdServer
@@ -50,7 +51,7 @@ struct CommandRelayMemoryTests {
                 let lastExecuting = try #require(burst.last).executing
                 let registration = try await services[1].subscribe(
                     SubscriptionRequest(patterns: [KeyPattern(lastExecuting.rawValue)]))
-                _ = try await EventFeed(registration).take("B's commands registered", timeout: .seconds(60)) { events in
+                _ = try await EventCollector(registration).take("B's commands registered", timeout: .seconds(60)) { events in
                     events.contains { $0.key == lastExecuting.rawValue && $0.value == .bool(false) }
                 }
                 registration.cancel()

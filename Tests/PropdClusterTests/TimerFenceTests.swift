@@ -4,6 +4,7 @@ import PropdCluster
 import PropdCore
 import PropdService
 import PropdStore
+import PropdTestSupport
 import Testing
 
 /// A deadline fired by two nodes at once — a holder deposed without knowing
@@ -26,7 +27,7 @@ struct TimerFenceTests {
             _ = try await services[0].bind(Key("t.out"), expression: "t.in.throttle(200ms)")
             let subscription = try await services[1].subscribe(
                 SubscriptionRequest(patterns: [KeyPattern("t.out"), KeyPattern("ttl.*")], initial: false))
-            let feed = EventFeed(subscription)
+            let feed = EventCollector(subscription)
             _ = try await feed.take("synced") { $0.last?.kind == .synced }
 
             let rounds = 4
