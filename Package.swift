@@ -152,8 +152,9 @@ let package = Package(
             swiftSettings: strictSwift6
         ),
 
-        // A real propd process and a systemd-style notify socket, for the
-        // integration and propctl tests alike.
+        // A real propd process, a systemd-style notify socket and a
+        // collector of events, for the integration, propctl and cluster
+        // tests alike.
         .target(
             name: "PropdTestSupport",
             dependencies: ["PropdCore"],
