@@ -23,7 +23,10 @@ import PropdCore
 /// ``windowLimit`` (twice `keep` rows for each key in it, at least 16
 /// passes' worth, at most ``windowCapacity``, which bounds the writer's
 /// memory), a row that must stay is *left behind*: it stays in history,
-/// the window forgets it, and the pass goes on around it.
+/// the window forgets it, and the pass goes on around it. Rows above a
+/// floor (``PropertyStore/retainHistory(after:)``) are never removed, but
+/// past ``windowCapacity`` they are left behind too: a floor held for long
+/// does not hold the writer's memory.
 ///
 /// Rows older than a key's window rows (written before the store opened,
 /// or left behind) are found along the key's chain (see
@@ -41,9 +44,14 @@ struct HistoryCompaction {
     private var plan = PassPlan()
     private var sincePass = 0
 
-    init(keep: Int, horizon: Revision) {
+    /// The most rows the window holds before it leaves rows behind, also
+    /// those above a floor.
+    let windowCapacity: Int
+
+    init(keep: Int, horizon: Revision, windowCapacity: Int = 1 << 20) {
         self.keep = max(1, keep)
         self.horizon = horizon
+        self.windowCapacity = windowCapacity
     }
 
     /// The rows a pass waits for: enough that a pass ends the chains of
@@ -54,10 +62,7 @@ struct HistoryCompaction {
     /// Past this many rows in the window, a row that must stay is left
     /// behind rather than stopping the pass: room for every key in the
     /// window to keep twice `keep` rows, within ``windowCapacity``.
-    var windowLimit: Int { min(Self.windowCapacity, max(16 * passRows, 2 * keep * window.keyCount)) }
-
-    /// The most rows the window holds before it leaves rows behind.
-    static let windowCapacity = 1 << 20
+    var windowLimit: Int { min(windowCapacity, max(16 * passRows, 2 * keep * window.keyCount)) }
 
     /// Whether the next batch runs a pass.
     var passDue: Bool { sincePass >= passRows }
@@ -87,7 +92,9 @@ struct HistoryCompaction {
 
     /// Removes what may go in the open transaction, no row above `floor`.
     mutating func pass(_ statements: CompactionStatements, floor: Revision?) throws -> Step {
-        plan.walk(window, keep: keep, floor: floor?.rawValue, limit: 4 * passRows, windowLimit: windowLimit)
+        plan.walk(
+            window, keep: keep, floor: floor?.rawValue, limit: 4 * passRows, windowLimit: windowLimit,
+            capacity: windowCapacity)
         defer { plan.clear() }
         var step = Step(head: plan.head, passed: plan.passed, horizon: horizon)
         guard let newest = plan.newestRemoved else { return step }

@@ -23,11 +23,14 @@ extension HistoryCompaction {
 
         init() { head = 0 }
 
-        /// Walks `window` from its head, at most about `limit` rows, no row
-        /// above `floor`. A row that must stay is left behind when the rows
-        /// from it on number more than `windowLimit`; otherwise the pass
-        /// stops at its revision.
-        mutating func walk(_ window: Window, keep: Int, floor: Int64?, limit: Int, windowLimit: Int) {
+        /// Walks `window` from its head, at most about `limit` rows, removing
+        /// no row above `floor`. A row that must stay is left behind when the
+        /// rows from it on number more than `windowLimit`; otherwise the pass
+        /// stops at its revision. Rows above `floor` are left behind while
+        /// the rows from them on number more than `capacity`: a floor held
+        /// for long (a slow consumer's grace) keeps them all in history, and
+        /// the window's memory stays bounded.
+        mutating func walk(_ window: Window, keep: Int, floor: Int64?, limit: Int, windowLimit: Int, capacity: Int) {
             fit(window.slotCapacity)
             head = window.head
             let end = min(window.end, head + limit)
@@ -35,10 +38,17 @@ extension HistoryCompaction {
             var range: Range<Int64>?
             while index < end {
                 let revision = window.revision(at: index)
-                if let floor, revision > floor { break }
                 var next = index
                 while next < window.end, window.revision(at: next) == revision { next += 1 }
                 let rowsFromHere = window.end - index
+                if let floor, revision > floor {
+                    guard rowsFromHere > capacity else { break }
+                    for row in index..<next { leaveBehind(window.slot(at: row)) }
+                    if let whole = range { ranges.append(whole) }
+                    range = nil
+                    index = next
+                    continue
+                }
                 var leavesOne = false
                 var stops = false
                 for row in index..<next {
@@ -52,16 +62,15 @@ extension HistoryCompaction {
                 if stops { break }
                 for row in index..<next {
                     let slot = window.slot(at: row)
-                    let fate = fate(slot, window, keep, rowsFromHere, windowLimit)
-                    if removed[slot] == 0, leftBehind[slot] == 0 { touched.append(Int32(slot)) }
-                    if fate == .removed {
+                    if fate(slot, window, keep, rowsFromHere, windowLimit) == .removed {
+                        touch(slot)
                         if removed[slot] == 0 { firstRemoved[slot] = row }
                         removed[slot] += 1
                         lastRemoved[slot] = row
                         newestRemoved = revision
                         if leavesOne { single.append((revision, slot)) }
                     } else {
-                        leftBehind[slot] += 1
+                        leaveBehind(slot)
                     }
                 }
                 if leavesOne {
@@ -91,6 +100,15 @@ extension HistoryCompaction {
             ranges.removeAll(keepingCapacity: true)
             single.removeAll(keepingCapacity: true)
             newestRemoved = nil
+        }
+
+        private mutating func leaveBehind(_ slot: Int) {
+            touch(slot)
+            leftBehind[slot] += 1
+        }
+
+        private mutating func touch(_ slot: Int) {
+            if removed[slot] == 0, leftBehind[slot] == 0 { touched.append(Int32(slot)) }
         }
 
         private mutating func fit(_ slots: Int) {
