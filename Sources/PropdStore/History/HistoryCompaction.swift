@@ -10,8 +10,8 @@ import PropdCore
 /// ``passRows`` rows, a pass walks the window from its oldest row and
 /// removes the rows that may go with one range delete over their revisions,
 /// stopping at the first row that must stay: under a steady load that is the
-/// oldest row among some key's newest `keep`, so each key keeps between
-/// `keep` and `keep` plus the rows written since the last pass. Rows of many
+/// oldest row among some key's newest `keep`, so each key keeps `keep` plus
+/// its rows written since the last pass. Rows of many
 /// keys lie interleaved in revision order, so a range of them fills whole
 /// pages, which go at once; trimming key by key would rewrite each page once
 /// per key with a row on it (BENCHMARKS.md, "What the history trim
@@ -46,12 +46,11 @@ struct HistoryCompaction {
 
     /// The most rows the window holds before it leaves rows behind, also
     /// those above a floor.
-    let windowCapacity: Int
+    static let windowCapacity = 1 << 20
 
-    init(keep: Int, horizon: Revision, windowCapacity: Int = 1 << 20) {
+    init(keep: Int, horizon: Revision) {
         self.keep = max(1, keep)
         self.horizon = horizon
-        self.windowCapacity = windowCapacity
     }
 
     /// The rows a pass waits for: enough that a pass ends the chains of
@@ -62,7 +61,7 @@ struct HistoryCompaction {
     /// Past this many rows in the window, a row that must stay is left
     /// behind rather than stopping the pass: room for every key in the
     /// window to keep twice `keep` rows, within ``windowCapacity``.
-    var windowLimit: Int { min(windowCapacity, max(16 * passRows, 2 * keep * window.keyCount)) }
+    var windowLimit: Int { min(Self.windowCapacity, max(16 * passRows, 2 * keep * window.keyCount)) }
 
     /// Whether the next batch runs a pass.
     var passDue: Bool { sincePass >= passRows }
@@ -94,7 +93,7 @@ struct HistoryCompaction {
     mutating func pass(_ statements: CompactionStatements, floor: Revision?) throws -> Step {
         plan.walk(
             window, keep: keep, floor: floor?.rawValue, limit: 4 * passRows, windowLimit: windowLimit,
-            capacity: windowCapacity)
+            capacity: Self.windowCapacity)
         defer { plan.clear() }
         var step = Step(head: plan.head, passed: plan.passed, horizon: horizon)
         guard let newest = plan.newestRemoved else { return step }
