@@ -62,8 +62,14 @@ public final class PropertyStore: Sendable {
 
     /// The writer connection's settings: foreign keys enforced (a binding
     /// file's mark goes with its binding), the configured durability and
-    /// size cap, and the write-ahead log (readers never wait for the writer).
+    /// size cap, the write-ahead log (readers never wait for the writer),
+    /// and a wait of up to a second for a lock another connection holds
+    /// for a moment (the last connection of a store released in this
+    /// process checkpoints and removes the log under an exclusive lock)
+    /// instead of failing the batch. Shorter than a reader's wait: a
+    /// tick's commit holds its event loop while it waits.
     private static func configure(_ connection: SQLiteConnection, _ configuration: StoreConfiguration) throws {
+        try connection.setBusyTimeout(milliseconds: 1_000)
         try connection.execute("PRAGMA foreign_keys = ON")
         try connection.execute("PRAGMA synchronous = \(configuration.durability == .full ? "FULL" : "NORMAL")")
         if let maximumBytes = configuration.maximumDatabaseBytes {
