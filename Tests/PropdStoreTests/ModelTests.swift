@@ -125,15 +125,7 @@ import Testing
                 for group in groups where !group.isEmpty {
                     #expect(await Self.submitAll(group.map(\.request), to: store) == group.map(\.expected))
                 }
-                for k in Self.keys {
-                    let kept = try store.history(of: k)
-                    let all = model.history[k, default: []]
-                    #expect(kept.count >= min(2, all.count), "history of \(k)")
-                    #expect(kept == Array(all.prefix(kept.count)), "history of \(k)")
-                }
-                let since = Revision(try store.oldestCompleteRevision().rawValue - 1)
-                #expect(try store.changes(after: since).changeSets == model.changeSets.filter { $0.revision > since })
-                try expectIntactHistoryChains(dir)
+                try Self.expectCompactedHistory(of: store, in: dir, as: model)
             }
         }
     }
@@ -185,17 +177,30 @@ import Testing
                 }
                 #expect(store.revision == model.revision)
                 #expect(try store.list().properties == model.properties.values.sorted { $0.key < $1.key })
-                for k in Self.keys {
-                    let kept = try store.history(of: k)
-                    let all = model.history[k, default: []]
-                    #expect(kept.count >= min(2, all.count), "history of \(k)")
-                    #expect(kept == Array(all.prefix(kept.count)), "history of \(k)")
-                }
-                let since = Revision(try store.oldestCompleteRevision().rawValue - 1)
-                #expect(try store.changes(after: since).changeSets == model.changeSets.filter { $0.revision > since })
-                try expectIntactHistoryChains(dir)
+                try Self.expectCompactedHistory(of: store, in: dir, as: model)
             }
         }
+    }
+
+    /// A store keeping 2 changes per key against the model: every key's
+    /// history a newest-first prefix of the model's with at least 2 entries
+    /// (or all it has), `changes(after:)` complete after the horizon, and
+    /// the chains intact.
+    static func expectCompactedHistory(
+        of store: PropertyStore, in dir: TemporaryDirectory, as model: Model,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        for k in keys {
+            let kept = try store.history(of: k)
+            let all = model.history[k, default: []]
+            #expect(kept.count >= min(2, all.count), "history of \(k)", sourceLocation: sourceLocation)
+            #expect(kept == Array(all.prefix(kept.count)), "history of \(k)", sourceLocation: sourceLocation)
+        }
+        let since = Revision(try store.oldestCompleteRevision().rawValue - 1)
+        #expect(
+            try store.changes(after: since).changeSets == model.changeSets.filter { $0.revision > since },
+            sourceLocation: sourceLocation)
+        try expectIntactHistoryChains(dir, sourceLocation: sourceLocation)
     }
 
     /// Each request of a group beside its expected and actual outcome, one a line.
