@@ -144,34 +144,35 @@ import Testing
                 let dir = try TemporaryDirectory()
                 let floor = Mutex<Revision?>(nil)
                 let heldFloor: @Sendable () -> Revision? = { floor.withLock { $0 } }
-                var store: PropertyStore? = try openStore(dir, historyPerKey: 2)
-                store?.retainHistory(after: heldFloor)
+                var store = try openStore(dir, historyPerKey: 2)
+                store.retainHistory(after: heldFloor)
                 var model = Model()
                 var group: [(request: WriteRequest, expected: Result<Revision, StoreError>)] = []
                 for x in numbers {
                     let request = Self.request(x, model: model)
                     group.append((request, model.apply(request)))
-                    guard x % 4 == 0, let open = store else { continue }
-                    let outcomes = await Self.submitAll(group.map(\.request), to: open)
+                    guard x % 4 == 0 else { continue }
+                    let outcomes = await Self.submitAll(group.map(\.request), to: store)
                     #expect(outcomes == group.map(\.expected), "\(Self.describe(group, outcomes))")
                     group = []
                     if let held = floor.withLock({ $0 }) {
                         #expect(
-                            try open.changes(after: held).changeSets == model.changeSets.filter { $0.revision > held },
+                            try store.changes(after: held).changeSets == model.changeSets.filter { $0.revision > held },
                             "changes after the held floor \(held)")
                     }
                     switch (x / 4) % 16 {
-                    case 1:  // closed and opened again: nothing of the passes is remembered
-                        open.close()
-                        store = nil
+                    case 1:
+                        // Closed and opened again: nothing of the passes is
+                        // remembered. The store released may still be closing
+                        // its connections while the new one writes.
+                        store.close()
                         store = try openStore(dir, historyPerKey: 2)
-                        store?.retainHistory(after: heldFloor)
+                        store.retainHistory(after: heldFloor)
                     case 2:  // a floor taken at the current revision, or let go
                         floor.withLock { $0 = $0 == nil ? model.revision : nil }
                     default: break
                     }
                 }
-                guard let store else { return }
                 if !group.isEmpty {
                     #expect(await Self.submitAll(group.map(\.request), to: store) == group.map(\.expected))
                 }
