@@ -44,6 +44,9 @@ import Testing
         }
     }
 
+    /// A request and the outcome the model gives it.
+    typealias PlannedRequest = (request: WriteRequest, expected: Result<Revision, StoreError>)
+
     /// Decodes one random number into a request over a small key space, so
     /// that collisions, stale expectations and missing deletes are frequent.
     static func request(_ x: Int, model: Model) -> WriteRequest {
@@ -116,7 +119,7 @@ import Testing
                 var model = Model()
                 // Groups of requests submitted at once, a group ending after every
                 // number divisible by 4: batches of many sizes, each trimming.
-                var groups: [[(request: WriteRequest, expected: Result<Revision, StoreError>)]] = [[]]
+                var groups: [[PlannedRequest]] = [[]]
                 for x in numbers {
                     let request = Self.request(x, model: model)
                     groups[groups.count - 1].append((request, model.apply(request)))
@@ -147,7 +150,7 @@ import Testing
                 var store = try openStore(dir, historyPerKey: 2)
                 store.retainHistory(after: heldFloor)
                 var model = Model()
-                var group: [(request: WriteRequest, expected: Result<Revision, StoreError>)] = []
+                var group: [PlannedRequest] = []
                 for x in numbers {
                     let request = Self.request(x, model: model)
                     group.append((request, model.apply(request)))
@@ -206,7 +209,7 @@ import Testing
 
     /// Each request of a group beside its expected and actual outcome, one a line.
     static func describe(
-        _ group: [(request: WriteRequest, expected: Result<Revision, StoreError>)],
+        _ group: [PlannedRequest],
         _ outcomes: [Result<Revision, StoreError>]
     ) -> String {
         zip(group, outcomes).map { "\($0.request): expected \($0.expected), got \($1)" }.joined(separator: "\n")
