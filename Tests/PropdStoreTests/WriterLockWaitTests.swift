@@ -17,7 +17,7 @@ import Testing
 
         let holder = try InspectedDatabase(dir.databasePath)
         try holder.execute("BEGIN IMMEDIATE")
-        let sleepingBefore = ThreadsAsleep.count()
+        let asleepBefore = ThreadsAsleep.ids()
         let outcome = Mutex<Result<Revision, StoreError>?>(nil)
         store.submit(
             WriteSubmission({ tx in try WriteRequest(set: [a: 2]).apply(to: &tx) }, rollback: .validatesFirst, origin: .thread)
@@ -29,7 +29,7 @@ import Testing
         let deadline = ContinuousClock.now.advanced(by: .seconds(30))
         var waited = false
         while outcome.withLock({ $0 }) == nil, ContinuousClock.now < deadline {
-            if ThreadsAsleep.count() > sleepingBefore {
+            if !ThreadsAsleep.ids().subtracting(asleepBefore).isEmpty {
                 waited = true
                 break
             }
@@ -55,13 +55,14 @@ enum ThreadsAsleep {
     static let sleepCalls: Set<Substring> = ["101", "115"]
     #endif
 
-    static func count() -> Int {
+    /// The ids of those threads.
+    static func ids() -> Set<String> {
         let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
-        return tasks.count { task in
+        return Set(tasks.filter { task in
             guard let text = try? String(contentsOfFile: "/proc/self/task/\(task)/syscall", encoding: .utf8),
                 let call = text.split(separator: " ").first
             else { return false }
             return sleepCalls.contains(call)
-        }
+        })
     }
 }
