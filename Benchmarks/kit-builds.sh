@@ -19,7 +19,7 @@ cd "$peers"
 # unmaps one per reply or serves from the heap, as its moving mmap
 # threshold settles for the command line (which differs from build to
 # build here): fixed thresholds hold every run in the cheap mode
-# (BENCHMARKS.md, "Where a Set's time goes"). The servers start without.
+# (BENCHMARKS.md, "The kit's client"). The servers start without.
 export MALLOC_MMAP_THRESHOLD_=1048576 MALLOC_TRIM_THRESHOLD_=67108864
 plain=(env -u MALLOC_MMAP_THRESHOLD_ -u MALLOC_TRIM_THRESHOLD_)
 harness=(python3 harness/bench.py --out results/harness-builds.jsonl --max-seconds 8

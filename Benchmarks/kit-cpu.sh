@@ -9,7 +9,10 @@
 # PEERS_DIR is a copy of ../shared/bench/peers with its ./install.sh run
 # once; TEST one of the harness's (pipe, conc); CONNS (default 16) the
 # connections of `conc`. A PROPD may be a script that execs propd with
-# more flags (its PID stays the server's). One line per run:
+# more flags (its PID stays the server's). The label `floor` names a
+# build of Floor/durable_set_server.c instead (`floor=FLOOR`), started as
+# the kit starts it (SOCKET DATABASE NORMAL|FULL) and driven by the same
+# client, for its CPU per Set in the same rounds. One line per run:
 # ROUND LABEL Sets/s CPU-µs-per-Set.
 set -euo pipefail
 peers="$(cd "$1" && pwd)"; rounds="$2"; test="$3"; durability="$4"; shift 4
@@ -21,8 +24,13 @@ ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 for ((round = 1; round <= rounds; round++)); do
     for build in "$@"; do
         dir="$work/run"; rm -rf "$dir"; mkdir -p "$dir/bindings.d"
-        env -u MALLOC_MMAP_THRESHOLD_ -u MALLOC_TRIM_THRESHOLD_ "${build#*=}" --socket "$dir/s.sock" \
-            --database "$dir/propd.db" --bindings "$dir/bindings.d" --durability "$durability" >/dev/null 2>&1 &
+        if [ "${build%%=*}" = floor ]; then
+            env -u MALLOC_MMAP_THRESHOLD_ -u MALLOC_TRIM_THRESHOLD_ "${build#*=}" "$dir/s.sock" "$dir/floor.db" \
+                "${durability^^}" >/dev/null 2>&1 &
+        else
+            env -u MALLOC_MMAP_THRESHOLD_ -u MALLOC_TRIM_THRESHOLD_ "${build#*=}" --socket "$dir/s.sock" \
+                --database "$dir/propd.db" --bindings "$dir/bindings.d" --durability "$durability" >/dev/null 2>&1 &
+        fi
         pid=$!
         for _ in $(seq 200); do [ -S "$dir/s.sock" ] && break; sleep 0.05; done
         before=$(ticks $pid)
