@@ -31,6 +31,10 @@
 // (the revision of its newest history row) instead of looking it up:
 //   -DPROPD_SQL -DKNOWN_HEAD  propd's schema and statements, `previous` bound
 //                             (here the revision before, which costs the same);
+//   -DPROPD_SQL -DKNOWN_HEAD -DMULTI_ROW  the same rows, but each epoll
+//                             round's written by one multi-row INSERT into
+//                             history and one multi-row upsert (up to 64
+//                             rows a statement) just before its COMMIT;
 //   -DROWID_CHAIN             propd's `properties`, and a history in a rowid
 //                             table whose id is (revision << 16) + n, linked
 //                             by `previous`, appended by a plain INSERT with
@@ -174,6 +178,89 @@ static void touch(conn *c) {
 
 // The key's current value, at the current revision: the same statement
 // shape for every layout.
+#ifdef MULTI_ROW
+#if !(defined(PROPD_SQL) && defined(KNOWN_HEAD))
+#error MULTI_ROW needs PROPD_SQL and KNOWN_HEAD
+#endif
+// The round's rows, copied out of the connections' buffers (which move),
+// written at COMMIT by statements of 1 to MULTI_ROWS rows, prepared once
+// per size.
+#define MULTI_ROWS 64
+#define MULTI_MAX 8192
+static struct { long long revision; int key, value, length; } pending[MULTI_MAX];
+static int pending_count;
+static char pool[1 << 22];
+static size_t pool_used;
+static sqlite3_stmt *history_rows[MULTI_ROWS + 1], *upsert_rows[MULTI_ROWS + 1];
+
+static void pend_row(const char *k, const char *v, int length) {
+  size_t key_length = strlen(k) + 1;
+  if (pending_count == MULTI_MAX || pool_used + key_length + (size_t)length > sizeof pool) abort();
+  pending[pending_count].revision = revision;
+  pending[pending_count].key = (int)pool_used;
+  memcpy(pool + pool_used, k, key_length);
+  pool_used += key_length;
+  pending[pending_count].value = (int)pool_used;
+  pending[pending_count].length = length;
+  memcpy(pool + pool_used, v, (size_t)length);
+  pool_used += (size_t)length;
+  pending_count++;
+}
+
+static sqlite3_stmt *prepared_rows(sqlite3_stmt **cache, int n, const char *head, const char *row, const char *tail) {
+  if (cache[n]) return cache[n];
+  char sql[64 * 1024];
+  size_t used = (size_t)snprintf(sql, sizeof sql, "%s", head);
+  for (int i = 0; i < n; i++) used += (size_t)snprintf(sql + used, sizeof sql - used, "%s%s", i ? "," : "", row);
+  snprintf(sql + used, sizeof sql - used, "%s", tail);
+  if (sqlite3_prepare_v2(db, sql, -1, &cache[n], 0) != SQLITE_OK) {
+    fprintf(stderr, "%s\n", sqlite3_errmsg(db));
+    exit(1);
+  }
+  return cache[n];
+}
+
+// The history rows first (each `previous` is the key's head before the
+// round, as the per-Set statements see it), then the upserts.
+static void write_pending(void) {
+  for (int first = 0; first < pending_count; first += MULTI_ROWS) {
+    int n = pending_count - first < MULTI_ROWS ? pending_count - first : MULTI_ROWS;
+    sqlite3_stmt *h = prepared_rows(history_rows, n,
+        "INSERT INTO history (revision, key, kind, value, error, previous) VALUES ",
+        "(?, ?, 'set', ?, NULL, coalesce(?, (SELECT revision FROM properties WHERE key = ? AND "
+        "(value IS NOT NULL OR error IS NOT NULL)), (SELECT revision FROM deleted_heads WHERE key = ?)))",
+        " ON CONFLICT (revision, key) DO UPDATE SET kind = excluded.kind, value = excluded.value, error = excluded.error");
+    sqlite3_stmt *u = prepared_rows(upsert_rows, n,
+        "INSERT INTO properties (key, value, revision, created, error, expires) VALUES ",
+        "(?, ?, ?, ?, NULL, NULL)",
+        " ON CONFLICT (key) DO UPDATE SET value = excluded.value, revision = excluded.revision, error = NULL, "
+        "expires = excluded.expires");
+    for (int i = 0; i < n; i++) {
+      const char *k = pool + pending[first + i].key, *v = pool + pending[first + i].value;
+      int length = pending[first + i].length;
+      long long rev = pending[first + i].revision;
+      sqlite3_bind_int64(h, 6 * i + 1, rev);
+      sqlite3_bind_text(h, 6 * i + 2, k, -1, SQLITE_STATIC);
+      sqlite3_bind_text(h, 6 * i + 3, v, length, SQLITE_STATIC);
+      sqlite3_bind_int64(h, 6 * i + 4, rev - 1);
+      sqlite3_bind_text(h, 6 * i + 5, k, -1, SQLITE_STATIC);
+      sqlite3_bind_text(h, 6 * i + 6, k, -1, SQLITE_STATIC);
+      sqlite3_bind_text(u, 4 * i + 1, k, -1, SQLITE_STATIC);
+      sqlite3_bind_text(u, 4 * i + 2, v, length, SQLITE_STATIC);
+      sqlite3_bind_int64(u, 4 * i + 3, rev);
+      sqlite3_bind_int64(u, 4 * i + 4, rev);
+    }
+    if (sqlite3_step(h) != SQLITE_DONE || sqlite3_step(u) != SQLITE_DONE) {
+      fprintf(stderr, "%s\n", sqlite3_errmsg(db));
+      exit(1);
+    }
+    sqlite3_reset(h);
+    sqlite3_reset(u);
+  }
+  pending_count = 0;
+  pool_used = 0;
+}
+#else
 static void upsert(const char *k, const char *v, int length) {
   sqlite3_bind_text(up, 1, k, -1, SQLITE_STATIC);
   sqlite3_bind_text(up, 2, v, length, SQLITE_STATIC);
@@ -181,6 +268,7 @@ static void upsert(const char *k, const char *v, int length) {
   sqlite3_step(up);
   sqlite3_reset(up);
 }
+#endif
 
 static void handle_frame(conn *c, char *frame) {
   if (strstr(frame, "\"io.propd.Set\"")) {
@@ -198,7 +286,9 @@ static void handle_frame(conn *c, char *frame) {
       in_transaction = 1;
     }
     revision++;
-#ifdef PROPD_SQL
+#ifdef MULTI_ROW
+    pend_row(k, v, (int)(vend - v));
+#elif defined(PROPD_SQL)
     // History first: its `previous` is the key's head before the upsert.
     sqlite3_bind_int64(hi, 1, revision);
     sqlite3_bind_text(hi, 2, k, -1, SQLITE_STATIC);
@@ -410,6 +500,9 @@ int main(int argc, char **argv) {
       }
     }
     if (in_transaction) {
+#ifdef MULTI_ROW
+      write_pending();
+#endif
       sqlite3_exec(db, "COMMIT", 0, 0, 0);
       in_transaction = 0;
     }

@@ -24,11 +24,13 @@
 # "rowid-chain-trimmed" in C: the least a server on propd's stack does
 # to keep a bounded history; "nio-floor-bulk" trims that history every
 # 1,000 Sets in one range delete, as "rowid-chain-bulk". The NIO floor is
-# built only when SERVERS names it.
+# built only when SERVERS names it. "propd-sql-multi-row" writes propd's
+# rows of an epoll round with one multi-row statement per table, as
+# propd's writer writes the Sets it holds back (`PendingSets`).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 bin="$(cd "$1" && pwd)"; rounds="${2:-5}"; modes="${3:-pipelined concurrent sequential}"
-servers="${4:-floor floor-vendored-sqlite floor-key-index propd-sql propd-sql-known-head rowid-chain rowid-chain-trimmed rowid-chain-bulk ring nio-floor nio-floor-trimmed nio-floor-bulk propd}"
+servers="${4:-floor floor-vendored-sqlite floor-key-index propd-sql propd-sql-known-head propd-sql-multi-row rowid-chain rowid-chain-trimmed rowid-chain-bulk ring nio-floor nio-floor-trimmed nio-floor-bulk propd}"
 work="$(mktemp -d /tmp/propd-floors.XXXXXX)"
 trap 'rm -rf "$work"' EXIT
 
@@ -37,6 +39,7 @@ build -o "$work/floor"
 build -DHISTORY_BY_KEY -o "$work/floor-key-index"
 build -DPROPD_SQL -o "$work/propd-sql"
 build -DPROPD_SQL -DKNOWN_HEAD -o "$work/propd-sql-known-head"
+build -DPROPD_SQL -DKNOWN_HEAD -DMULTI_ROW -o "$work/propd-sql-multi-row"
 build -DROWID_CHAIN -o "$work/rowid-chain"
 build -DROWID_CHAIN -DTRIM_KEEP=100 -o "$work/rowid-chain-trimmed"
 build -DROWID_CHAIN -DTRIM_KEEP=100 -DBULK_TRIM=1000 -o "$work/rowid-chain-bulk"
