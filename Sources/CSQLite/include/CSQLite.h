@@ -49,6 +49,7 @@ static inline int sqlite3_finalize(sqlite3_stmt *s) { return sqlite_nio_sqlite3_
 static inline int sqlite3_reset(sqlite3_stmt *s) { return sqlite_nio_sqlite3_reset(s); }
 static inline int sqlite3_step(sqlite3_stmt *s) { return sqlite_nio_sqlite3_step(s); }
 static inline int sqlite3_bind_null(sqlite3_stmt *s, int i) { return sqlite_nio_sqlite3_bind_null(s, i); }
+static inline int sqlite3_clear_bindings(sqlite3_stmt *s) { return sqlite_nio_sqlite3_clear_bindings(s); }
 static inline int sqlite3_bind_int64(sqlite3_stmt *s, int i, sqlite3_int64 v) {
     return sqlite_nio_sqlite3_bind_int64(s, i, v);
 }

@@ -97,6 +97,36 @@ final class SQLiteStatement {
     /// The bytes outlive the statement's use of them (see ``withText(_:_:_:)``).
     private static let `static` = unsafeBitCast(0, to: sqlite3_destructor_type.self)
 
+    /// Runs `body`, in which ``bindInPlace(_:_:)`` may bind texts from
+    /// `buffer` without copying them; on return every parameter is NULL
+    /// again, so the statement keeps no pointer into `buffer`. Run the
+    /// statement inside `body`.
+    func withTexts<T>(
+        from buffer: UnsafeBufferPointer<UInt8>, _ body: (TextBinder) throws -> T
+    ) throws -> T {
+        defer { _ = sqlite3_clear_bindings(handle) }
+        return try body(TextBinder(statement: self, buffer: buffer))
+    }
+
+    /// Binds ranges of one buffer as texts in place, for the time of
+    /// ``withTexts(from:_:)``.
+    /// > Important: valid only inside the closure it is passed to.
+    struct TextBinder {
+        fileprivate let statement: SQLiteStatement
+        fileprivate let buffer: UnsafeBufferPointer<UInt8>
+
+        /// Binds the UTF-8 bytes `range` of the buffer as text at `index`.
+        func bind(_ index: Int32, _ range: Range<Int>) throws(SQLiteError) {
+            try statement.bindStatic(index, UnsafeBufferPointer(rebasing: buffer[range]))
+        }
+    }
+
+    private func bindStatic(_ index: Int32, _ utf8: UnsafeBufferPointer<UInt8>) throws(SQLiteError) {
+        // An empty buffer may have no address, which SQLite would bind as NULL.
+        guard let start = utf8.baseAddress else { return try bind(index, "") }
+        try check(sqlite3_bind_text(handle, index, start, Int32(utf8.count), Self.static))
+    }
+
     // MARK: Stepping
 
     /// Steps once and reads the first row, if any, with `read`.

@@ -248,10 +248,15 @@ final class GroupCommit: Sendable {
         var resumingTasks = 0
         var step: HistoryCompaction.Step?
 
+        // Left by an abandoned batch, if any.
+        statements.pendingSets.removeAll()
         do {
             try statements.begin.execute()
             for job in batch {
-                if job.needsSavepoint { try statements.savepoint.execute() }
+                if job.needsSavepoint {
+                    try storage.writePendingSets()
+                    try statements.savepoint.execute()
+                }
                 var transaction = WriteTransaction(storage: storage, revision: revision.next)
                 let succeeded = job.request.run(&transaction)
                 ran += 1
@@ -265,6 +270,8 @@ final class GroupCommit: Sendable {
                 } else {
                     if let storageFailure = storage.storageFailure { throw storageFailure }
                     if job.needsSavepoint {
+                        // Written, then rolled back with the rest of the request.
+                        try storage.writePendingSets()
                         try statements.rollbackToSavepoint.execute()
                         try statements.release.execute()
                         writer.heads.forgetAll()
@@ -275,6 +282,7 @@ final class GroupCommit: Sendable {
                     rejected += 1
                 }
             }
+            try storage.writePendingSets()
             if revision > startRevision {
                 // The last revision is the newest history row's, unless the
                 // batch ends in revisions that changed nothing (a Bind that

@@ -13,10 +13,11 @@ final class SQLiteWriteBatch: WriteBatchStorage {
     /// The first storage failure (disk full, I/O error) met while running
     /// the batch, noted even when a request's body catches and swallows the
     /// error: SQLite may already have rolled the transaction back, so the
-    /// whole batch must be abandoned.
+    /// whole batch must be abandoned. Any failure to write the Sets held
+    /// back (``PendingSets``) is one too: they belong to requests already run.
     private(set) var storageFailure: StoreError?
-    /// The JSON text of the value being set, its storage kept from one Set
-    /// of the batch to the next.
+    /// The JSON text of a value set by the single statements, its storage
+    /// kept from one such Set of the batch to the next.
     private var valueText: [UInt8] = []
 
     init(connection: SQLiteConnection, statements: WriterStatements, heads: HistoryHeads, path: String) {
@@ -71,7 +72,16 @@ final class SQLiteWriteBatch: WriteBatchStorage {
 
     // MARK: Changing properties
 
+    /// Holds the Set back (``PendingSets``) when the writer knows the key's
+    /// head, else writes it at once.
     func set(_ key: Key, _ value: JSONValue, expires: Int64?, at revision: Revision) throws(StoreError) {
+        let pending = statements.pendingSets
+        if let previous = heads.head(of: key.rawValue) {
+            pending.append(key: key.rawValue, value: value, expires: expires, revision: revision.rawValue, previous: previous)
+            heads.appended(key.rawValue, at: revision.rawValue)
+            if pending.count >= PendingSets.statementRows { try writePendingSets() }
+            return
+        }
         valueText.removeAll(keepingCapacity: true)
         value.encode(into: &valueText)
         let text = valueText
@@ -198,9 +208,24 @@ final class SQLiteWriteBatch: WriteBatchStorage {
         }
     }
 
-    /// Runs SQL, turning SQLite failures into named errors and remembering
-    /// storage failures so that the batch can be abandoned.
+    /// Writes the Sets held back, if any: before any other SQL of the batch
+    /// (``run(_:)`` does it first), a savepoint, and the commit.
+    func writePendingSets() throws(StoreError) {
+        if statements.pendingSets.isEmpty { return }
+        do {
+            try statements.pendingSets.write(on: connection)
+        } catch {
+            let storeError = StoreError(operating: error, path: path)
+            if storageFailure == nil { storageFailure = storeError }
+            throw storeError
+        }
+    }
+
+    /// Runs SQL, after the Sets held back, turning SQLite failures into
+    /// named errors and remembering storage failures so that the batch can
+    /// be abandoned.
     func run<T>(_ body: () throws -> T) throws(StoreError) -> T {
+        try writePendingSets()
         do {
             return try body()
         } catch {

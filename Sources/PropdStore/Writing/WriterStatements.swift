@@ -21,6 +21,8 @@ final class WriterStatements {
     let recordDeletedHead: SQLiteStatement
     let revisionOfKey: SQLiteStatement
     let compaction: CompactionStatements
+    /// The Sets held back to be written together, with their statements.
+    let pendingSets = PendingSets()
 
     init(_ connection: SQLiteConnection) throws(SQLiteError) {
         begin = try connection.statement("BEGIN IMMEDIATE")
