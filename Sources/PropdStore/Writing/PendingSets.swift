@@ -79,29 +79,33 @@ final class PendingSets {
                 while size > rows.count - first { size /= 2 }
                 let (history, upsert) = try prepared(rows: size, on: connection)
                 let written = rows[first..<first + size]
-                try history.withTexts(from: buffer) { texts in
-                    for (offset, row) in written.enumerated() {
-                        let base = Int32(4 * offset)
-                        try history.bind(base + 1, row.revision)
-                        try texts.bind(base + 2, row.key)
-                        try texts.bind(base + 3, row.value)
-                        try history.bind(base + 4, row.previous)
-                    }
-                    try history.execute()
+                try execute(history, written, from: buffer, parametersPerRow: 4) { texts, base, row in
+                    try history.bind(base + 1, row.revision)
+                    try texts.bind(base + 2, row.key)
+                    try texts.bind(base + 3, row.value)
+                    try history.bind(base + 4, row.previous)
                 }
-                try upsert.withTexts(from: buffer) { texts in
-                    for (offset, row) in written.enumerated() {
-                        let base = Int32(5 * offset)
-                        try texts.bind(base + 1, row.key)
-                        try texts.bind(base + 2, row.value)
-                        try upsert.bind(base + 3, row.revision)
-                        try upsert.bind(base + 4, row.revision)
-                        try upsert.bind(base + 5, row.expires)
-                    }
-                    try upsert.execute()
+                try execute(upsert, written, from: buffer, parametersPerRow: 5) { texts, base, row in
+                    try texts.bind(base + 1, row.key)
+                    try texts.bind(base + 2, row.value)
+                    try upsert.bind(base + 3, row.revision)
+                    try upsert.bind(base + 4, row.revision)
+                    try upsert.bind(base + 5, row.expires)
                 }
                 first += size
             }
+        }
+    }
+
+    /// Binds `rows` to `statement`, `bind` given each row and the number of
+    /// the parameter before its first, and runs it.
+    private func execute(
+        _ statement: SQLiteStatement, _ rows: ArraySlice<Row>, from buffer: UnsafeBufferPointer<UInt8>,
+        parametersPerRow: Int32, bind: (SQLiteStatement.TextBinder, Int32, Row) throws -> Void
+    ) throws {
+        try statement.withTexts(from: buffer) { texts in
+            for (offset, row) in rows.enumerated() { try bind(texts, Int32(offset) * parametersPerRow, row) }
+            try statement.execute()
         }
     }
 
