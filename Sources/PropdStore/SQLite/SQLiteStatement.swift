@@ -97,10 +97,10 @@ final class SQLiteStatement {
     /// The bytes outlive the statement's use of them (see ``withText(_:_:_:)``).
     private static let `static` = unsafeBitCast(0, to: sqlite3_destructor_type.self)
 
-    /// Runs `body`, in which ``bindInPlace(_:_:)`` may bind texts from
-    /// `buffer` without copying them; on return every parameter is NULL
-    /// again, so the statement keeps no pointer into `buffer`. Run the
-    /// statement inside `body`.
+    /// Runs `body`, in which the ``TextBinder`` it is given binds texts from
+    /// `buffer` without copying them (SQLITE_STATIC); on return every
+    /// parameter is NULL again, so the statement keeps no pointer into
+    /// `buffer`. Run the statement inside `body`.
     func withTexts<T>(
         from buffer: UnsafeBufferPointer<UInt8>, _ body: (TextBinder) throws -> T
     ) throws -> T {
