@@ -118,15 +118,13 @@ final class PendingSets {
         let slot = rows.trailingZeroBitCount
         if let existing = statements[slot] { return existing }
         let history = try connection.statement(
-            "INSERT INTO history (revision, key, kind, value, error, previous) VALUES "
+            "\(WriterStatements.historyInto) VALUES "
                 + repeatElement("(?, ?, 'set', ?, NULL, ?)", count: rows).joined(separator: ", ")
-                + " ON CONFLICT (revision, key) DO UPDATE SET kind = excluded.kind, value = excluded.value,"
-                + " error = excluded.error")
+                + " \(WriterStatements.historyConflict)")
         let upsert = try connection.statement(
-            "INSERT INTO properties (key, value, revision, created, error, expires) VALUES "
+            "\(WriterStatements.upsertInto) VALUES "
                 + repeatElement("(?, ?, ?, ?, NULL, ?)", count: rows).joined(separator: ", ")
-                + " ON CONFLICT (key) DO UPDATE SET value = excluded.value, revision = excluded.revision,"
-                + " error = NULL, expires = excluded.expires")
+                + " \(WriterStatements.upsertConflict)")
         statements[slot] = (history, upsert)
         return (history, upsert)
     }

@@ -209,7 +209,8 @@ final class SQLiteWriteBatch: WriteBatchStorage {
     }
 
     /// Writes the Sets held back, if any: before any other SQL of the batch
-    /// (``run(_:)`` does it first), a savepoint, and the commit.
+    /// (``run(_:)`` does it first), a savepoint or a rollback to one, and
+    /// the commit.
     func writePendingSets() throws(StoreError) {
         if statements.pendingSets.isEmpty { return }
         do {

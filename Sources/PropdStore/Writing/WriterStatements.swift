@@ -24,6 +24,21 @@ final class WriterStatements {
     /// The Sets held back to be written together, with their statements.
     let pendingSets = PendingSets()
 
+    /// The upsert of a Set's `properties` row, before its values: here and
+    /// in ``PendingSets``, which writes many rows with one statement.
+    static let upsertInto = "INSERT INTO properties (key, value, revision, created, error, expires)"
+    static let upsertConflict = """
+        ON CONFLICT (key) DO UPDATE SET value = excluded.value, revision = excluded.revision, error = NULL, \
+        expires = excluded.expires
+        """
+    /// The history row of a change, before its values; a second change of
+    /// the same key in the same revision replaces the first row's content.
+    static let historyInto = "INSERT INTO history (revision, key, kind, value, error, previous)"
+    static let historyConflict = """
+        ON CONFLICT (revision, key) DO UPDATE SET kind = excluded.kind, value = excluded.value, \
+        error = excluded.error
+        """
+
     init(_ connection: SQLiteConnection) throws(SQLiteError) {
         begin = try connection.statement("BEGIN IMMEDIATE")
         commit = try connection.statement("COMMIT")
@@ -31,11 +46,8 @@ final class WriterStatements {
         release = try connection.statement("RELEASE request")
         rollbackToSavepoint = try connection.statement("ROLLBACK TO request")
         setRevision = try connection.statement("UPDATE meta SET value = ?1 WHERE name = 'revision'")
-        upsert = try connection.statement("""
-            INSERT INTO properties (key, value, revision, created, error, expires) VALUES (?1, ?2, ?3, ?3, NULL, ?4)
-            ON CONFLICT (key) DO UPDATE SET value = excluded.value, revision = excluded.revision, error = NULL,
-                expires = excluded.expires
-            """)
+        upsert = try connection.statement(
+            "\(Self.upsertInto) VALUES (?1, ?2, ?3, ?3, NULL, ?4) \(Self.upsertConflict)")
         // Not `DELETE ... RETURNING`: SQLite collects the returned rows in a
         // temporary table, built anew at each step (and SQLite 3.40 answers
         // `value IS NULL` wrongly there).
@@ -44,10 +56,10 @@ final class WriterStatements {
             """)
         delete = try connection.statement("DELETE FROM properties WHERE key = ?1")
         appendHistory = try connection.statement("""
-            INSERT INTO history (revision, key, kind, value, error, previous) VALUES (?1, ?2, ?3, ?4, ?5, coalesce(?6,
+            \(Self.historyInto) VALUES (?1, ?2, ?3, ?4, ?5, coalesce(?6,
                 (SELECT revision FROM properties WHERE key = ?2 AND (value IS NOT NULL OR error IS NOT NULL)),
                 (SELECT revision FROM deleted_heads WHERE key = ?2)))
-            ON CONFLICT (revision, key) DO UPDATE SET kind = excluded.kind, value = excluded.value, error = excluded.error
+            \(Self.historyConflict)
             """)
         recordDeletedHead = try connection.statement("""
             INSERT INTO deleted_heads (key, revision) VALUES (?1, ?2)
