@@ -1,3 +1,4 @@
+import Dispatch
 import NIOCore
 import NIOEmbedded
 import NIOPosix
@@ -101,13 +102,46 @@ import Testing
         #expect(ran.withLock { $0 } == [1, 2, 3, 4])
     }
 
+    @Test func aScopeHoldsOnlyThePostsOfItsOwnThread() {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        defer { try? group.syncShutdownGracefully() }
+        let mailbox = LoopMailbox(eventLoop: group.next())
+        let ran = DispatchSemaphore(value: 0)
+        var outcome = DispatchTimeoutResult.timedOut
+        LoopMailbox.holdingWakeups {
+            // Posted from another thread while this scope is open: it wakes
+            // the loop itself, or this wait would outlast its timeout.
+            DispatchQueue.global().async { mailbox.post { ran.signal() } }
+            outcome = ran.wait(timeout: .now() + 30)
+        }
+        #expect(outcome == .success)
+    }
+
+    @Test func worksForATicksEndRunTogetherInOrderAndOneHandedOverWhileTheyRunRunsAfterThem() {
+        let loop = EmbeddedEventLoop()
+        let mailbox = LoopMailbox(eventLoop: loop)
+        let ran = Mutex<[String]>([])
+        mailbox.executeAfterTick { ran.withLock { $0.append("a") } }
+        mailbox.executeAfterTick {
+            ran.withLock { $0.append("b") }
+            mailbox.executeAfterTick { ran.withLock { $0.append("c") } }
+        }
+        #expect(ran.withLock { $0 } == [])
+        loop.run()
+        loop.run()
+        #expect(ran.withLock { $0 } == ["a", "b", "c"])
+        mailbox.executeAfterTick { ran.withLock { $0.append("d") } }
+        loop.run()
+        #expect(ran.withLock { $0 } == ["a", "b", "c", "d"])
+    }
+
     @Test func aTaskStartedInAScopeThatPostsAfterTheScopeEndedWakesTheLoopItself() async throws {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let mailbox = LoopMailbox(eventLoop: group.next())
         let (gate, open) = AsyncStream.makeStream(of: Void.self)
         let (ran, signalRan) = AsyncStream.makeStream(of: Void.self)
         LoopMailbox.holdingWakeups {
-            // The task inherits the scope, and posts once it has ended.
+            // The task runs outside the scope (on a thread of the pool), and posts once it has ended.
             Task {
                 for await _ in gate { break }
                 mailbox.post { signalRan.yield() }

@@ -21,9 +21,7 @@ struct NIOWriteLoop: WriteLoop {
     var identity: ObjectIdentifier { ObjectIdentifier(loop) }
     var isCurrent: Bool { loop.inEventLoop }
 
-    /// A task executed from inside the loop runs after the tick's I/O (NIO
-    /// runs the tasks queued during a tick once its reads are handled).
     func executeAfterTick(_ work: @escaping @Sendable () -> Void) {
-        loop.execute { [mailbox] in mailbox.flushingOnce(work) }
+        mailbox.executeAfterTick(work)
     }
 }

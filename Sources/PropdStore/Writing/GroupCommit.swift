@@ -33,6 +33,12 @@ final class GroupCommit: Sendable {
         /// The loops (by ``WriteLoop/identity``) with an end-of-tick commit
         /// scheduled: one per loop and tick, however many requests it read.
         var tickLoops: [ObjectIdentifier] = []
+        /// Each loop's end-of-tick commit, made the first time the loop
+        /// schedules one and handed over again at every tick after. It
+        /// holds the writer weakly (it is kept here); `keptForTicks` holds
+        /// it while one is scheduled, as a closure made per tick would.
+        var tickCommits: [ObjectIdentifier: EndOfTickCommit] = [:]
+        var keptForTicks: GroupCommit?
         var closed = false
         var hooks = BatchHooks()
         /// The revision after which history must stay whole, if any (see
@@ -40,6 +46,14 @@ final class GroupCommit: Sendable {
         var historyFloor: (@Sendable () -> Revision?)?
         /// A new `historyPerKey` for the writer to take at its next batch.
         var historyPerKey: Int?
+    }
+
+    /// A loop's end-of-tick commit, as the closure it is: a dictionary of
+    /// bare closures would hand each out behind a thunk allocated at every
+    /// look-up (a generic container stores a function at its most general
+    /// abstraction).
+    struct EndOfTickCommit: Sendable {
+        let run: @Sendable () -> Void
     }
 
     /// What only the writer changes (and others may read).
@@ -112,17 +126,22 @@ final class GroupCommit: Sendable {
     /// tick's commit on the loop. A drain already running takes it too.
     func submit(_ job: WriteJob, atEndOfTickOn loop: any WriteLoop) {
         let identity = loop.identity
-        let outcome: (schedule: Bool, closed: Bool) = queue.withLock { queue in
-            if queue.closed { return (false, true) }
+        enum Outcome { case queued, closed, schedule(EndOfTickCommit) }
+        let outcome: Outcome = queue.withLock { queue in
+            if queue.closed { return .closed }
             queue.pending.append(job)
-            if queue.tickLoops.contains(identity) { return (false, false) }
+            if queue.tickLoops.contains(identity) { return .queued }
             queue.tickLoops.append(identity)
-            return (true, false)
+            queue.keptForTicks = self
+            if let commit = queue.tickCommits[identity] { return .schedule(commit) }
+            let commit = EndOfTickCommit { [weak self] in self?.commitPending(endingTickOf: identity) }
+            queue.tickCommits[identity] = commit
+            return .schedule(commit)
         }
-        if outcome.closed {
-            job.request.fail(.closed)
-        } else if outcome.schedule {
-            loop.executeAfterTick { self.commitPending(endingTickOf: identity) }
+        switch outcome {
+        case .queued: break
+        case .closed: job.request.fail(.closed)
+        case .schedule(let commit): loop.executeAfterTick(commit.run)
         }
     }
 
@@ -138,6 +157,8 @@ final class GroupCommit: Sendable {
         enum Start { case none, inline, queue }
         let start: Start = queue.withLock { queue in
             queue.tickLoops.removeAll { $0 == loop }
+            // The caller holds `self` while this runs.
+            if queue.tickLoops.isEmpty { queue.keptForTicks = nil }
             if queue.draining || queue.pending.isEmpty { return .none }
             queue.draining = true
             return queue.pending.count <= Self.inlineLimit ? .inline : .queue
@@ -149,8 +170,9 @@ final class GroupCommit: Sendable {
         }
         writerQueue.sync { connection in
             // Never empty: only the drainer takes, and that is us.
-            if let taken = takeBatch(endingDrain: false) {
+            if var taken = takeBatch(endingDrain: false) {
                 commit(taken.batch, connection: connection, hooks: taken.hooks, resumeInline: true)
+                keepAsSpare(&taken.batch)
             }
         }
         let more = queue.withLock { queue in
@@ -189,13 +211,22 @@ final class GroupCommit: Sendable {
         while true {
             // The last batch's callers are answered: the log's copy delays only the next batch.
             if checkpointer.isDue { checkpointer.checkpoint(connection) }
-            guard let taken = takeBatch(endingDrain: true) else { return }
+            guard var taken = takeBatch(endingDrain: true) else { return }
             commit(taken.batch, connection: connection, hooks: taken.hooks, resumeInline: false)
+            keepAsSpare(&taken.batch)
         }
     }
 
+    /// Empties a committed batch's array and keeps its storage for the
+    /// requests queued after the next batch is taken.
+    private func keepAsSpare(_ batch: inout [WriteJob]) {
+        batch.removeAll(keepingCapacity: true)
+        swap(&batch, &writer.spareBatch)
+    }
+
     /// The next batch, in arrival order; `nil` when none is pending, and
-    /// then, when `endingDrain`, the writer queue's drain is over.
+    /// then, when `endingDrain`, the writer queue's drain is over. Called
+    /// by the drainer only, holding the writer.
     private func takeBatch(endingDrain: Bool) -> (batch: [WriteJob], hooks: BatchHooks)? {
         queue.withLock { queue in
             if queue.pending.isEmpty {
@@ -204,6 +235,7 @@ final class GroupCommit: Sendable {
             }
             if queue.pending.count <= maximumBatch {
                 var taken: [WriteJob] = []
+                swap(&taken, &writer.spareBatch)
                 swap(&taken, &queue.pending)
                 return (taken, queue.hooks)
             }

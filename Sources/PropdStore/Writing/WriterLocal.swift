@@ -1,15 +1,20 @@
 /// What only the group-commit writer uses, kept between batches: its
-/// prepared statements, the history compaction counters and the heads of
-/// the history chains it has extended.
+/// prepared statements, the history compaction counters, the heads of the
+/// history chains it has extended and its spare batch array.
 ///
 /// `@unchecked Sendable` is sound here: these fields are read and written
-/// only by `GroupCommit.commit` (and its deinit, when nothing else can run),
-/// which runs only inside the blocks of the ``WriterQueue``, a serial queue
-/// that runs them one at a time. No two threads ever touch them at once.
+/// only by the drainer of `GroupCommit` (`commit`, `takeBatch`,
+/// `keepAsSpare`; and its deinit, when nothing else can run), which runs
+/// only while it holds the ``WriterQueue`` (in its queue's blocks or in its
+/// `sync`, under one lock). No two threads ever touch them at once.
 final class WriterLocal: @unchecked Sendable {
     var statements: WriterStatements?
     var compaction: HistoryCompaction
     let heads = HistoryHeads()
+    /// The last batch's array, emptied with its storage kept: the requests
+    /// queued after the next batch is taken go into it, not into an array
+    /// grown from nothing at every batch.
+    var spareBatch: [WriteJob] = []
 
     init(compaction: HistoryCompaction) {
         self.compaction = compaction

@@ -1,4 +1,5 @@
 public import NIOCore
+import NIOPosix
 import Synchronization
 
 /// Work handed to one event loop from other threads, carried over by one
@@ -14,6 +15,8 @@ public final class LoopMailbox: Sendable {
     public let eventLoop: any EventLoop
     private let pending = Mutex(Pending())
     private let flushRound: NIOLoopBoundBox<FlushRound>
+    /// The works waiting for the end of the loop's tick, in one task.
+    private let afterTick: NIOLoopBoundBox<[AfterTickWork]>
 
     /// What a mailbox carries. A call's answer, the commonest by far, and a
     /// ``LoopMailboxWork`` are carried as they are rather than in a closure,
@@ -32,6 +35,14 @@ public final class LoopMailbox: Sendable {
                 connection.value.complete(sequence: sequence, with: answer)
             }
         }
+    }
+
+    /// A work for the end of a tick, as the closure it is: an array of
+    /// bare closures would keep each behind a thunk allocated at every
+    /// append (a generic container stores a function at its most general
+    /// abstraction).
+    private struct AfterTickWork {
+        let run: @Sendable () -> Void
     }
 
     private struct Pending {
@@ -56,6 +67,30 @@ public final class LoopMailbox: Sendable {
     public init(eventLoop: any EventLoop) {
         self.eventLoop = eventLoop
         self.flushRound = .makeBoxSendingValue(FlushRound(), eventLoop: eventLoop)
+        self.afterTick = .makeBoxSendingValue([], eventLoop: eventLoop)
+    }
+
+    /// Runs `work` on the loop once the I/O of its current tick is handled
+    /// (NIO runs the tasks queued during a tick after its reads), inside a
+    /// flush round (call it on the loop). The works of a tick share one
+    /// task, which captures only the mailbox: a work made once and handed
+    /// over tick after tick costs no allocation.
+    public func executeAfterTick(_ work: @escaping @Sendable () -> Void) {
+        afterTick.value.append(AfterTickWork(run: work))
+        guard afterTick.value.count == 1 else { return }
+        eventLoop.execute { self.runAfterTick() }
+    }
+
+    private func runAfterTick() {
+        var works: [AfterTickWork] = []
+        swap(&works, &afterTick.value)
+        flushingOnce {
+            for work in works { work.run() }
+        }
+        // Works handed over while these ran wait for a task of their own;
+        // otherwise the array goes back empty, its storage kept.
+        works.removeAll(keepingCapacity: true)
+        if afterTick.value.isEmpty { afterTick.value = works }
     }
 
     /// Runs `work` on the loop after everything posted before it.
@@ -79,7 +114,10 @@ public final class LoopMailbox: Sendable {
             return true
         }
         guard schedule else { return }
-        if let held = HeldWakeups.current, held.hold(self) { return }
+        if let held = HeldWakeups.openOnThisThread {
+            held.hold(self)
+            return
+        }
         scheduleDelivery()
     }
 
@@ -87,15 +125,18 @@ public final class LoopMailbox: Sendable {
     /// a writer answering a whole batch wakes a loop for all its answers,
     /// not again for each answer the loop had not taken yet (every wake-up
     /// a syscall, and on two vCPUs often a switch away from the writer).
-    /// Nested calls hold the wake-ups until the outermost returns.
+    /// Nested calls hold the wake-ups until the outermost returns. The
+    /// scope is the calling thread's: a task `body` starts runs elsewhere,
+    /// and its posts wake their loops themselves.
     public static func holdingWakeups(_ body: () -> Void) {
-        if HeldWakeups.current != nil { return body() }
-        let held = HeldWakeups()
-        HeldWakeups.$current.withValue(held) { body() }
-        for mailbox in held.release() { mailbox.scheduleDelivery() }
+        let held = HeldWakeups.ofThisThread
+        held.depth += 1
+        body()
+        held.depth -= 1
+        if held.depth == 0 { held.wake() }
     }
 
-    private func scheduleDelivery() {
+    fileprivate func scheduleDelivery() {
         eventLoop.execute { self.deliver() }
     }
 
@@ -148,31 +189,49 @@ public protocol LoopMailboxWork: AnyObject, Sendable {
     func runOnLoop()
 }
 
-/// The mailboxes whose wake-ups one ``LoopMailbox/holdingWakeups(_:)``
-/// scope holds.
-private final class HeldWakeups: Sendable {
-    /// The scope the current thread or task is in. A task started inside it
-    /// inherits the value, and may post after the scope ended: then `hold`
-    /// refuses and the post wakes its loop itself.
-    @TaskLocal static var current: HeldWakeups?
+/// The mailboxes whose wake-ups the ``LoopMailbox/holdingWakeups(_:)``
+/// scopes open on one thread hold. One per thread, made at its first scope
+/// and kept, so a scope allocates nothing (a writer opens one per batch).
+///
+/// `@unchecked Sendable` is sound: an instance is reached only through
+/// `perThread`, a thread-specific variable, so only by the thread that
+/// made it; its state needs no lock. (`Sendable` is what
+/// `ThreadSpecificVariable` asks of a value it keeps in a `static let`.)
+private final class HeldWakeups: @unchecked Sendable {
+    private static let perThread = ThreadSpecificVariable<HeldWakeups>()
 
-    private let held = Mutex<(mailboxes: [LoopMailbox], released: Bool)>(([], false))
+    /// How many scopes are open on the thread.
+    var depth = 0
+    private var mailboxes: [LoopMailbox] = []
 
-    /// Holds `mailbox`'s wake-up until the scope ends; false once it has.
-    func hold(_ mailbox: LoopMailbox) -> Bool {
-        held.withLock { held in
-            if held.released { return false }
-            held.mailboxes.append(mailbox)
-            return true
-        }
+    /// The calling thread's, made on first use.
+    static var ofThisThread: HeldWakeups {
+        if let held = perThread.currentValue { return held }
+        let held = HeldWakeups()
+        perThread.currentValue = held
+        return held
     }
 
-    /// Ends the scope; returns the mailboxes to wake.
-    func release() -> [LoopMailbox] {
-        held.withLock { held in
-            held.released = true
-            return held.mailboxes
-        }
+    /// The calling thread's when a scope is open on it.
+    static var openOnThisThread: HeldWakeups? {
+        guard let held = perThread.currentValue, held.depth > 0 else { return nil }
+        return held
+    }
+
+    /// Holds `mailbox`'s wake-up until the outermost scope ends.
+    func hold(_ mailbox: LoopMailbox) {
+        mailboxes.append(mailbox)
+    }
+
+    /// Wakes the held mailboxes' loops (the outermost scope ended).
+    func wake() {
+        guard !mailboxes.isEmpty else { return }
+        var waking: [LoopMailbox] = []
+        swap(&waking, &mailboxes)
+        for mailbox in waking { mailbox.scheduleDelivery() }
+        // The array comes back empty, its storage kept for the next scope.
+        waking.removeAll(keepingCapacity: true)
+        mailboxes = waking
     }
 }
 
