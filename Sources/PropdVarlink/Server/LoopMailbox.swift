@@ -114,10 +114,7 @@ public final class LoopMailbox: Sendable {
             return true
         }
         guard schedule else { return }
-        if let held = HeldWakeups.openOnThisThread {
-            held.hold(self)
-            return
-        }
+        if let held = HeldWakeups.ofThisThreadIfMade, held.hold(self) { return }
         scheduleDelivery()
     }
 
@@ -130,10 +127,9 @@ public final class LoopMailbox: Sendable {
     /// and its posts wake their loops themselves.
     public static func holdingWakeups(_ body: () -> Void) {
         let held = HeldWakeups.ofThisThread
-        held.depth += 1
+        held.open()
         body()
-        held.depth -= 1
-        if held.depth == 0 { held.wake() }
+        held.close()
     }
 
     fileprivate func scheduleDelivery() {
@@ -192,17 +188,18 @@ public protocol LoopMailboxWork: AnyObject, Sendable {
 /// The mailboxes whose wake-ups the ``LoopMailbox/holdingWakeups(_:)``
 /// scopes open on one thread hold. One per thread, made at its first scope
 /// and kept, so a scope allocates nothing (a writer opens one per batch).
-///
-/// `@unchecked Sendable` is sound: an instance is reached only through
-/// `perThread`, a thread-specific variable, so only by the thread that
-/// made it; its state needs no lock. (`Sendable` is what
-/// `ThreadSpecificVariable` asks of a value it keeps in a `static let`.)
-private final class HeldWakeups: @unchecked Sendable {
+/// Only its own thread uses it; the lock, never contended, is what makes
+/// it `Sendable`, as `ThreadSpecificVariable` asks of what it keeps.
+private final class HeldWakeups: Sendable {
     private static let perThread = ThreadSpecificVariable<HeldWakeups>()
 
-    /// How many scopes are open on the thread.
-    var depth = 0
-    private var mailboxes: [LoopMailbox] = []
+    private struct Held {
+        /// How many scopes are open on the thread.
+        var depth = 0
+        var mailboxes: [LoopMailbox] = []
+    }
+
+    private let held = Mutex(Held())
 
     /// The calling thread's, made on first use.
     static var ofThisThread: HeldWakeups {
@@ -212,26 +209,39 @@ private final class HeldWakeups: @unchecked Sendable {
         return held
     }
 
-    /// The calling thread's when a scope is open on it.
-    static var openOnThisThread: HeldWakeups? {
-        guard let held = perThread.currentValue, held.depth > 0 else { return nil }
-        return held
+    /// The calling thread's, if it ever opened a scope.
+    static var ofThisThreadIfMade: HeldWakeups? { perThread.currentValue }
+
+    func open() {
+        held.withLock { $0.depth += 1 }
     }
 
-    /// Holds `mailbox`'s wake-up until the outermost scope ends.
-    func hold(_ mailbox: LoopMailbox) {
-        mailboxes.append(mailbox)
+    /// Holds `mailbox`'s wake-up until the outermost scope ends; false when
+    /// no scope is open.
+    func hold(_ mailbox: LoopMailbox) -> Bool {
+        held.withLock { held in
+            guard held.depth > 0 else { return false }
+            held.mailboxes.append(mailbox)
+            return true
+        }
     }
 
-    /// Wakes the held mailboxes' loops (the outermost scope ended).
-    func wake() {
-        guard !mailboxes.isEmpty else { return }
-        var waking: [LoopMailbox] = []
-        swap(&waking, &mailboxes)
+    /// Ends a scope; the outermost wakes the held mailboxes' loops.
+    func close() {
+        let waking: [LoopMailbox]? = held.withLock { held in
+            held.depth -= 1
+            guard held.depth == 0, !held.mailboxes.isEmpty else { return nil }
+            var waking: [LoopMailbox] = []
+            swap(&waking, &held.mailboxes)
+            return waking
+        }
+        guard var waking else { return }
         for mailbox in waking { mailbox.scheduleDelivery() }
-        // The array comes back empty, its storage kept for the next scope.
+        // The array goes back empty, its storage kept for the next scope.
         waking.removeAll(keepingCapacity: true)
-        mailboxes = waking
+        held.withLock { held in
+            if held.mailboxes.isEmpty { held.mailboxes = waking }
+        }
     }
 }
 
