@@ -99,6 +99,27 @@ import Testing
         #expect(revision == Revision(1))
     }
 
+    @Test func aStoreClosedWhileItsLoopNeverEndsTheTickClosesItsFileOnceReleased() async throws {
+        let dir = try TemporaryDirectory()
+        let loop = ManualLoop()  // its tick never ends: the commit it was handed never runs
+        do {
+            let store = try openStore(dir)
+            let revision = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Revision, any Error>) in
+                store.submit(WriteSubmission({ tx in try tx.set(key("a"), 1) }, origin: loop.lone) { result in
+                    continuation.resume(with: result.map(\.revision))
+                })
+                store.close()
+            }
+            #expect(revision == Revision(1))
+            #expect(loop.scheduled == 1)
+        }
+        // Released, the store closes its files once the writer's last drain
+        // has let go of it (bounded wait; the suite's runs take milliseconds).
+        let deadline = ContinuousClock.now.advanced(by: .seconds(30))
+        while !openFiles(under: dir.databasePath).isEmpty, ContinuousClock.now < deadline { await Task.yield() }
+        #expect(openFiles(under: dir.databasePath) == [])
+    }
+
     @Test func theRevisionOfAWriteThatChangedNothingSurvivesAReopen() async throws {
         let dir = try TemporaryDirectory()
         do {
@@ -143,6 +164,17 @@ import Testing
         #expect(try fileSize(dir.databasePath) > before + 1_000_000)
         #expect(try fileSize(dir.databasePath + "-wal") == 0)
         #expect(try store.list(pattern: KeyPattern("k.*")).properties.count == 400)
+    }
+
+    /// The files this process holds open whose path starts with `prefix`.
+    private func openFiles(under prefix: String) -> [String] {
+        let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        return descriptors.compactMap { descriptor in
+            guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(descriptor)"),
+                target.hasPrefix(prefix)
+            else { return nil }
+            return target
+        }
     }
 
     private func fileSize(_ path: String) throws -> Int {

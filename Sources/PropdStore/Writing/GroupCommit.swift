@@ -195,6 +195,9 @@ final class GroupCommit: Sendable {
     func close() {
         let start = queue.withLock { queue in
             queue.closed = true
+            // A tick's commit a stopped loop will never run must not keep
+            // the writer: what it would take, the drain below takes.
+            queue.keptForTicks = nil
             if queue.draining || queue.pending.isEmpty { return false }
             queue.draining = true
             return true
