@@ -25,7 +25,10 @@ import Testing
         let mailbox: LoopMailbox
         private var received = ByteBuffer()
 
-        init(configuration: VarlinkServerConfiguration = VarlinkServerConfiguration()) throws {
+        init(
+            configuration: VarlinkServerConfiguration = VarlinkServerConfiguration(),
+            partialBudget: VarlinkPartialMessageBudget? = nil
+        ) throws {
             let registry = try VarlinkRegistry(info: TestInterface.info, interfaces: [TestInterface.interface(lot: lot)])
             let channel = self.channel
             let mailbox = LoopMailbox(eventLoop: channel.eventLoop)
@@ -35,9 +38,9 @@ import Testing
                 mailbox: mailbox, closeFuture: channel.closeFuture)
             try channel.pipeline.syncOperations.addHandlers([
                 reads,
-                ByteToMessageHandler(VarlinkFrameDecoder(maximumMessageSize: configuration.maximumMessageSize)),
-                VarlinkMessageEncoder(),
-                VarlinkConnectionHandler(registry: registry, configuration: configuration) { _ in connection },
+                VarlinkConnectionHandler(registry: registry, configuration: configuration, partialBudget: partialBudget) {
+                    _ in connection
+                },
             ])
             try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
         }
@@ -280,6 +283,47 @@ import Testing
             VarlinkReply(parameters: ["maximum": 64], error: "org.example.LimitExceeded"),
         ])
         #expect(!h.channel.isActive)
+    }
+
+    /// The handler splits what it reads into messages itself: every way of
+    /// cutting the bytes of three calls in two gets the same three replies.
+    @Test func everyTwoWaySplitOfTheInputGetsTheSameReplies() throws {
+        let calls = (1...3).map { #"{"method":"org.example.test.Echo","parameters":{"value":\#($0)}}"# + "\0" }
+        let input = Array(calls.joined().utf8)
+        for cut in 0...input.count {
+            let h = try Harness()
+            try h.send(bytes: Array(input[..<cut]))
+            try h.send(bytes: Array(input[cut...]))
+            #expect(try h.replies() == (1...3).map { VarlinkReply(parameters: ["value": .integer(Int64($0))]) }, "cut at \(cut)")
+            #expect(h.channel.isActive)
+        }
+    }
+
+    /// An incomplete message holds its bytes from the server-wide budget
+    /// until it completes, and is timed from its own first byte: a message
+    /// completed ends its deadline, and the next one, begun in the same
+    /// read, gets the whole timeout again.
+    @Test func eachIncompleteMessageIsHeldAndTimedFromItsOwnStart() throws {
+        var configuration = VarlinkServerConfiguration()
+        configuration.messageTimeout = .seconds(10)
+        let budget = VarlinkPartialMessageBudget(limit: 1 << 20)
+        let h = try Harness(configuration: configuration, partialBudget: budget)
+        let first = #"{"method":"org.example.test.Echo","#
+        try h.send(first)
+        #expect(budget.total == first.utf8.count)
+        h.channel.embeddedEventLoop.advanceTime(by: .seconds(6))
+        let second = #"{"method":"org."#
+        try h.send(#""parameters":{"value":1}}"# + "\0" + second)
+        #expect(budget.total == second.utf8.count)
+        // 12 s after the first message began, 6 s after the second did.
+        h.channel.embeddedEventLoop.advanceTime(by: .seconds(6))
+        #expect(h.channel.isActive)
+        #expect(try h.replies() == [VarlinkReply(parameters: ["value": 1])])
+        // 11 s after the second began.
+        h.channel.embeddedEventLoop.advanceTime(by: .seconds(5))
+        #expect(try h.replies().map(\.error) == ["org.varlink.service.InvalidParameter"])
+        #expect(!h.channel.isActive)
+        #expect(budget.total == 0)
     }
 
     @Test func closingTheConnectionEndsLiveStreams() throws {

@@ -30,26 +30,6 @@ import Testing
         }
     }
 
-    /// The size of the incomplete message held, as the decoder reports it:
-    /// back to 0 as each message completes — with nothing after it, or with
-    /// the next one begun (which is then timed anew) — then the next one's.
-    @Test(arguments: [
-        PartialMessageCase(reads: ["{\"a\":", "1}\0{", "}\0"], sizes: [5, 0, 1, 0], frames: ["{\"a\":1}", "{}"]),
-        PartialMessageCase(
-            reads: ["{\"a\":", "1}\0{\"b\"", ":2}\0"], sizes: [5, 0, 4, 0], frames: ["{\"a\":1}", "{\"b\":2}"]),
-    ])
-    func theHeldIncompleteMessageIsReportedFromZeroUntilItCompletes(_ example: PartialMessageCase) throws {
-        let reports = PartialMessageRecorder()
-        let channel = EmbeddedChannel()
-        try channel.pipeline.syncOperations.addHandlers([ByteToMessageHandler(VarlinkFrameDecoder()), reports])
-        for read in example.reads { try channel.writeInbound(ByteBuffer(string: read)) }
-        #expect(reports.sizes == example.sizes)
-        for frame in example.frames {
-            #expect(try channel.readInbound(as: ByteBuffer.self) == ByteBuffer(string: frame))
-        }
-        #expect(try channel.finish().isClean)
-    }
-
     @Test func aMessageOverTheLimitWithoutNULIsRefused() throws {
         let channel = EmbeddedChannel(handler: ByteToMessageHandler(VarlinkFrameDecoder(maximumMessageSize: 16)))
         #expect(throws: VarlinkProtocolViolation.messageTooLarge(limit: 16)) {
@@ -82,24 +62,5 @@ import Testing
         try channel.writeInbound(ByteBuffer(string: "{}\0{\"meth"))
         #expect(try channel.readInbound(as: ByteBuffer.self) == ByteBuffer(string: "{}"))
         #expect(throws: VarlinkProtocolViolation.truncatedMessage(bytes: 6)) { try channel.finish() }
-    }
-}
-
-/// Bytes arriving in `reads`, the partial sizes the decoder reports, the frames it yields.
-struct PartialMessageCase: Sendable, CustomTestStringConvertible {
-    var reads: [String]
-    var sizes: [Int]
-    var frames: [String]
-    var testDescription: String { "\(reads)" }
-}
-
-/// Records the decoder's ``VarlinkPartialMessage`` events and passes frames on.
-private final class PartialMessageRecorder: ChannelInboundHandler {
-    typealias InboundIn = ByteBuffer
-    var sizes: [Int] = []
-
-    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if let partial = event as? VarlinkPartialMessage { sizes.append(partial.bytes) }
-        context.fireUserInboundEventTriggered(event)
     }
 }

@@ -56,7 +56,7 @@ import Testing
     @Test func aLargeBurstBetweenSmallOnesLeavesWhole() throws {
         let channel = try Self.channel()
         let small = Self.frame(#"{"parameters":{"revision":1}}"#)
-        let large = Self.frame(#"{"parameters":{"value":""# + String(repeating: "x", count: 4 * VarlinkMessageEncoder.spareCapacityLimit) + #""}}"#)
+        let large = Self.frame(#"{"parameters":{"value":""# + String(repeating: "x", count: 4 * VarlinkWriteCoalescer.spareCapacityLimit) + #""}}"#)
         for burst in [[small], [large], [small], [large, small]] {
             Self.send(burst, on: channel)
             #expect(try Self.written(channel) == burst.flatMap { $0 })

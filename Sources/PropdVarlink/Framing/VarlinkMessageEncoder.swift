@@ -20,73 +20,19 @@ enum VarlinkOutboundMessage: Sendable {
     case barrier
 }
 
-/// Encodes outbound messages, coalescing everything written between two
-/// flushes into one buffer: a burst of pipelined replies leaves as one
-/// `write(2)`, not one per reply. A small buffer is kept once written and
-/// cleared for the next burst, so a connection that answers one call (or
-/// delivers one batch of events) at a time allocates no buffer per burst.
+/// Encodes outbound messages for the handler before it, coalescing
+/// everything written between two flushes into one buffer (see
+/// ``VarlinkWriteCoalescer``): a client's pipeline.
 final class VarlinkMessageEncoder: ChannelOutboundHandler {
     typealias OutboundIn = VarlinkOutboundMessage
     typealias OutboundOut = ByteBuffer
 
-    private var pending: ByteBuffer?
-    /// The last buffer handed down, while small. Its storage is shared with
-    /// the channel until the socket has taken it; clearing a shared buffer
-    /// gives it new storage, so a write still queued is never overwritten.
-    private var spare: ByteBuffer?
-    /// The largest buffer kept between bursts: room for the usual replies and
-    /// events, while an idle connection holds at most this much.
-    static let spareCapacityLimit = 1024
-    /// The promise of the coalesced write; later promises are chained to it.
-    private var pendingPromise: EventLoopPromise<Void>?
-    private var scratch: [UInt8] = []
-    static let coalescingLimit = 16 * 1024
-
-    init() {
-        scratch.reserveCapacity(256)
-    }
+    private var output = VarlinkWriteCoalescer()
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        let message = unwrapOutboundIn(data)
-        var buffer = pending ?? freshBuffer(for: message, context: context)
-        pending = nil  // keep the buffer uniquely referenced while appending
-        switch message {
-        case .call(let call): VarlinkWireFormat.write(call, into: &buffer, scratch: &scratch)
-        case .reply(let reply): VarlinkWireFormat.write(reply, into: &buffer, scratch: &scratch)
-        case .frame(let bytes): buffer.writeBytes(bytes)
-        case .encodableReply(let parameters):
-            VarlinkWireFormat.writeReply(parameters, into: &buffer, scratch: &scratch)
-        case .barrier: break
+        if output.append(unwrapOutboundIn(data), promise: promise, allocator: context.channel.allocator) {
+            writePending(context: context)
         }
-        pending = buffer
-        defer {
-            // A long burst goes down unflushed in slices, so the channel's
-            // writability (what streams check for backpressure) sees it.
-            if buffer.readableBytes >= Self.coalescingLimit { writePending(context: context) }
-        }
-        if let promise {
-            if let pendingPromise {
-                pendingPromise.futureResult.cascade(to: promise)
-            } else {
-                pendingPromise = promise
-            }
-        }
-    }
-
-    /// The spare buffer, cleared, or a new one.
-    private func freshBuffer(for message: VarlinkOutboundMessage, context: ChannelHandlerContext) -> ByteBuffer {
-        let capacity = Self.initialCapacity(for: message)
-        guard var buffer = spare else { return context.channel.allocator.buffer(capacity: capacity) }
-        spare = nil
-        buffer.clear(minimumCapacity: capacity)
-        return buffer
-    }
-
-    /// A new buffer's size: room for the usual reply, or for the whole
-    /// frame it starts with, so that it is not reallocated at once.
-    private static func initialCapacity(for message: VarlinkOutboundMessage) -> Int {
-        if case .frame(let bytes) = message { return max(256, bytes.count) }
-        return 256
     }
 
     func flush(context: ChannelHandlerContext) {
@@ -95,7 +41,7 @@ final class VarlinkMessageEncoder: ChannelOutboundHandler {
     }
 
     func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
-        if pending != nil {
+        if output.hasPending {
             writePending(context: context)
             context.flush()
         }
@@ -103,18 +49,11 @@ final class VarlinkMessageEncoder: ChannelOutboundHandler {
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
-        pending = nil
-        spare = nil
-        pendingPromise?.fail(ChannelError.ioOnClosedChannel)
-        pendingPromise = nil
+        output.discard()
     }
 
     private func writePending(context: ChannelHandlerContext) {
-        guard let buffer = pending else { return }
-        let promise = pendingPromise
-        pending = nil
-        pendingPromise = nil
-        context.write(wrapOutboundOut(buffer), promise: promise)
-        spare = buffer.capacity <= Self.spareCapacityLimit ? buffer : nil
+        guard let (bytes, promise) = output.take() else { return }
+        context.write(wrapOutboundOut(bytes), promise: promise)
     }
 }

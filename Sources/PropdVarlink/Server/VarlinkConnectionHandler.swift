@@ -4,6 +4,11 @@ import PropdJSON
 
 /// Dispatches the calls of one connection and sends their replies in call order.
 ///
+/// The connection's only handler: it splits the bytes it reads into frames
+/// itself (``VarlinkFrameSplitter``) and writes its replies' bytes itself
+/// (``VarlinkWriteCoalescer``), so a call and its reply cross no other
+/// handler of the pipeline.
+///
 /// Calls run concurrently (pipelining) but replies leave in order: a reply
 /// that is ready early waits in its slot. A call with `more` waits until
 /// every earlier call is answered, and calls after a streaming call wait
@@ -14,8 +19,8 @@ import PropdJSON
 /// another thread, a tick's commit), otherwise in a task of their own.
 final class VarlinkConnectionHandler: ChannelDuplexHandler {
     typealias InboundIn = ByteBuffer
-    typealias OutboundIn = VarlinkOutboundMessage
-    typealias OutboundOut = VarlinkOutboundMessage
+    typealias OutboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
 
     /// Something received, in order.
     private enum Incoming {
@@ -45,6 +50,14 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
     private var connection: VarlinkConnectionContext?
     private var context: ChannelHandlerContext?
 
+    /// The bytes read and not yet split into frames: an incomplete message.
+    private var inbound: ByteBuffer?
+    private var splitter: VarlinkFrameSplitter
+    /// While the frames of a read are dispatched: a read arriving meanwhile
+    /// only adds its bytes, taken in order by the dispatch under way.
+    private var splitting = false
+    private var output = VarlinkWriteCoalescer()
+
     private var slots = CircularBuffer<Slot>(initialCapacity: 16)
     /// Sequence number of `slots.first`.
     private var firstSequence = 0
@@ -52,7 +65,7 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
 
     private var phase = ConnectionPhase.reading
     private var reads = ReadGate.open
-    private var output = OutputFlush.flushed
+    private var outputFlush = OutputFlush.flushed
     private var drainPass = DrainPass.idle
     /// Between a `channelRead` and its `channelReadComplete`: replies wait
     /// for the burst's end to be flushed together.
@@ -80,6 +93,7 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
         self.configuration = configuration
         self.partialBudget = partialBudget ?? VarlinkPartialMessageBudget(limit: configuration.maximumPartialMessageBytes)
         self.makeConnection = makeConnection
+        splitter = VarlinkFrameSplitter(maximumMessageSize: configuration.maximumMessageSize)
     }
 
     private var loopBound: NIOLoopBound<VarlinkConnectionHandler> {
@@ -94,6 +108,7 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
 
     func handlerRemoved(context: ChannelHandlerContext) {
         endEverything()
+        output.discard()
         self.context = nil
     }
 
@@ -102,7 +117,39 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         inReadBurst = true
         guard phase.takesCalls else { return }
-        let frame = unwrapInboundIn(data)
+        var bytes = unwrapInboundIn(data)
+        if inbound == nil {
+            inbound = bytes
+        } else {
+            inbound?.writeBuffer(&bytes)
+        }
+        guard !splitting else { return }
+        splitting = true
+        defer { splitting = false }
+        while phase.takesCalls, inbound != nil {
+            let frame: ByteBuffer?
+            do {
+                frame = try splitter.nextFrame(&inbound!)
+            } catch {
+                inbound = nil
+                reject(violation: error)
+                flushIfNeeded()
+                return
+            }
+            guard let frame else { break }
+            // A completed message holds nothing any more: its deadline
+            // ends here, and a next one already begun is timed from its own start.
+            partialMessage(0, context)
+            receive(frame: frame)
+        }
+        guard phase.takesCalls else { return }
+        let held = inbound?.readableBytes ?? 0
+        if held == 0 { inbound = nil }
+        partialMessage(held, context)
+    }
+
+    /// One frame, in order: decoded and started, or queued behind earlier calls.
+    private func receive(frame: ByteBuffer) {
         if let direct = VarlinkDirectCall.decode(
             frame, registry: registry, maximumDepth: configuration.maximumNestingDepth)
         {
@@ -136,16 +183,17 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        if let violation = error as? VarlinkProtocolViolation, case .messageTooLarge = violation {
-            reject(violation: violation)
-            flushIfNeeded()
-            return
-        }
         connection?.logger.debug("varlink connection error", metadata: ["error": "\(error)"])
         context.close(promise: nil)
     }
 
     func channelInactive(context: ChannelHandlerContext) {
+        if phase.takesCalls, let held = inbound?.readableBytes, held > 0 {
+            connection?.logger.debug(
+                "varlink connection error",
+                metadata: ["error": "\(VarlinkProtocolViolation.truncatedMessage(bytes: held))"])
+        }
+        inbound = nil
         endEverything()
         context.fireChannelInactive()
     }
@@ -163,10 +211,6 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if let partial = event as? VarlinkPartialMessage {
-            partialMessage(partial.bytes, context)
-            return
-        }
         guard event is ChannelShouldQuiesceEvent else {
             context.fireUserInboundEventTriggered(event)
             return
@@ -176,6 +220,14 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
     }
 
     // MARK: Outbound
+
+    func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
+        if output.hasPending {
+            writePending(context)
+            context.flush()
+        }
+        context.close(mode: mode, promise: promise)
+    }
 
     func read(context: ChannelHandlerContext) {
         // A client that sends calls without reading replies must not grow
@@ -396,14 +448,14 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
     /// false), the flush comes at the end of the read burst or in a task.
     private func emit(_ message: VarlinkOutboundMessage, flushLater: Bool = true) {
         guard phase.writes, let context else { return }
-        context.write(wrapOutboundOut(message), promise: nil)
-        output.wrote()
+        if output.append(message, promise: nil, allocator: context.channel.allocator) { writePending(context) }
+        outputFlush.wrote()
         if flushLater, !inReadBurst { scheduleFlush() }
     }
 
     private func scheduleFlush() {
-        guard !output.flushQueued, let context else { return }
-        output = .flushQueued(written: output.hasUnflushedWrites)
+        guard !outputFlush.flushQueued, let context else { return }
+        outputFlush = .flushQueued(written: outputFlush.hasUnflushedWrites)
         if let connection, connection.mailbox.flushAtRoundEnd(self) { return }
         let handler = loopBound
         context.eventLoop.execute {
@@ -414,14 +466,21 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
     /// The flush that ``scheduleFlush()`` queued: in its own task, or at
     /// the end of the mailbox's flush round that took it.
     func flushQueuedReplies() {
-        output.flushTaskRan()
+        outputFlush.flushTaskRan()
         flushIfNeeded()
     }
 
     private func flushIfNeeded() {
-        guard output.hasUnflushedWrites, phase.writes, let context else { return }
-        output.flushed()
+        guard outputFlush.hasUnflushedWrites, phase.writes, let context else { return }
+        outputFlush.flushed()
+        writePending(context)
         context.flush()
+    }
+
+    /// Hands the bytes encoded so far to the channel (unflushed).
+    private func writePending(_ context: ChannelHandlerContext) {
+        guard let (bytes, promise) = output.take() else { return }
+        context.write(wrapOutboundOut(bytes), promise: promise)
     }
 
     /// Closes once everything written so far has reached the socket, so the
@@ -439,8 +498,10 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
             return
         }
         let written = context.eventLoop.makePromise(of: Void.self)
-        context.writeAndFlush(wrapOutboundOut(.barrier), promise: written)
-        output.flushed()
+        _ = output.append(.barrier, promise: written, allocator: context.channel.allocator)
+        writePending(context)
+        context.flush()
+        outputFlush.flushed()
         let channel = context.channel
         written.futureResult.whenComplete { _ in channel.close(promise: nil) }
     }

@@ -272,13 +272,10 @@ public final class VarlinkServer: Sendable {
             let connection = VarlinkConnectionContext(
                 id: id, peer: peer, logger: logger, eventLoop: channel.eventLoop,
                 mailbox: mailbox, closeFuture: channel.closeFuture)
-            try channel.pipeline.syncOperations.addHandlers([
-                ByteToMessageHandler(VarlinkFrameDecoder(maximumMessageSize: configuration.maximumMessageSize)),
-                VarlinkMessageEncoder(),
+            try channel.pipeline.syncOperations.addHandler(
                 VarlinkConnectionHandler(
                     registry: registry, configuration: configuration, partialBudget: partialBudget
-                ) { _ in connection },
-            ])
+                ) { _ in connection })
             logger.debug("varlink connection accepted")
         }
         return VarlinkPeerCredentials.read(from: channel).flatMap { [self] peer in

@@ -1,16 +1,5 @@
 import Synchronization
 
-/// The user event ``VarlinkFrameDecoder`` sends when the incomplete message it
-/// holds changes size: how many bytes it holds (0 as each message completes,
-/// then the next one's size once it has begun). The connection handler times
-/// each message from its 0 and reserves its bytes from the server-wide
-/// ``VarlinkPartialMessageBudget``.
-public struct VarlinkPartialMessage: Sendable, Equatable {
-    public var bytes: Int
-
-    public init(bytes: Int) { self.bytes = bytes }
-}
-
 /// The bytes of incomplete messages all connections of a server hold
 /// together, against a cap: one slow sender of large messages per
 /// connection cannot multiply into the daemon's memory.
