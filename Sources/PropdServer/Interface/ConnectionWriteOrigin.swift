@@ -7,19 +7,20 @@ extension WriteOrigin {
     /// whether the call is alone on its connection (the connection handler
     /// counts its calls in flight).
     static func call(on connection: VarlinkConnectionContext, _ responder: VarlinkResponder) -> WriteOrigin {
-        .loop(NIOWriteLoop(loop: connection.eventLoop, mailbox: connection.mailbox), alone: responder.alone)
+        .loop(NIOWriteLoop(mailbox: connection.mailbox), alone: responder.alone)
     }
 }
 
-/// A NIO event loop as the store sees it.
+/// A NIO event loop as the store sees it: its mailbox, which knows the loop.
+/// One reference, so the `any WriteLoop` of every call's origin holds it
+/// inline, with no box of its own to allocate and copy.
 struct NIOWriteLoop: WriteLoop {
-    let loop: any EventLoop
     /// The loop's mailbox: its flush round takes the replies the tick's
     /// commit answers, flushed together when the commit returns.
     let mailbox: LoopMailbox
 
-    var identity: ObjectIdentifier { ObjectIdentifier(loop) }
-    var isCurrent: Bool { loop.inEventLoop }
+    var identity: ObjectIdentifier { ObjectIdentifier(mailbox.eventLoop) }
+    var isCurrent: Bool { mailbox.eventLoop.inEventLoop }
 
     func executeAfterTick(_ work: @escaping @Sendable () -> Void) {
         mailbox.executeAfterTick(work)

@@ -145,7 +145,9 @@ public final class LoopMailbox: Sendable {
             return taken
         }
         flushingOnce {
-            for item in work { item.run() }
+            // Run in place: a copy of each delivery out of the array would
+            // retain and release everything it carries once more.
+            for index in work.indices { work[index].run() }
         }
         work.removeAll(keepingCapacity: true)
         pending.withLock { pending in pending.spare = work }
