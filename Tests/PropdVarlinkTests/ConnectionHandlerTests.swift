@@ -89,6 +89,34 @@ import Testing
         #expect(try h.replies().map(\.parameters) == [["id": 1], ["id": 2], ["id": 3]])
     }
 
+    /// A reply whose parameters write their own bytes leaves in call order,
+    /// whether its call is first in line when answered (written at once) or
+    /// waits behind an earlier one; a oneway call's answer writes nothing.
+    @Test func selfEncodingRepliesFollowCallOrderFirstInLineOrNot() throws {
+        struct IDReply: JSONObjectEncodable {
+            var id: Int64
+            func encodeJSONObject(into out: inout [UInt8]) {
+                out.append(contentsOf: #"{"id":"#.utf8)
+                JSONValue.integer(id).encode(into: &out)
+                out.append(UInt8(ascii: "}"))
+            }
+        }
+        let h = try Harness()
+        try h.send(
+            #"{"method":"org.example.test.Park","parameters":{"id":1}}"# + "\0"
+                + #"{"method":"org.example.test.Park","parameters":{"id":2}}"# + "\0"
+                + #"{"method":"org.example.test.Park","parameters":{"id":3},"oneway":true}"# + "\0"
+                + #"{"method":"org.example.test.Park","parameters":{"id":4}}"# + "\0")
+        h.lot.responder(2)?.succeed(IDReply(id: 2))
+        #expect(try h.replies().isEmpty, "call 2 waits for call 1")
+        h.lot.responder(1)?.succeed(IDReply(id: 1))
+        h.lot.responder(1)?.succeed(IDReply(id: 99))
+        h.lot.responder(3)?.succeed(IDReply(id: 3))
+        #expect(try h.replies().map(\.parameters) == [["id": 1], ["id": 2]])
+        h.lot.responder(4)?.succeed(IDReply(id: 4))
+        #expect(try h.replies().map(\.parameters) == [["id": 4]])
+    }
+
     @Test func answeringTwiceIsIgnored() throws {
         let h = try Harness()
         try h.send(#"{"method":"org.example.test.Park","parameters":{"id":1}}"# + "\0")

@@ -1,4 +1,5 @@
 import NIOCore
+import PropdJSON
 
 /// Outbound messages encoded into one buffer between two flushes: a burst
 /// of pipelined replies leaves as one `write(2)`, not one per reply. A small
@@ -37,16 +38,35 @@ struct VarlinkWriteCoalescer {
     mutating func append(
         _ message: VarlinkOutboundMessage, promise: EventLoopPromise<Void>?, allocator: ByteBufferAllocator
     ) -> Bool {
-        var buffer = pending ?? freshBuffer(for: message, allocator: allocator)
-        pending = nil  // keep the buffer uniquely referenced while appending
-        switch message {
-        case .call(let call): VarlinkWireFormat.write(call, into: &buffer, scratch: &scratch)
-        case .reply(let reply): VarlinkWireFormat.write(reply, into: &buffer, scratch: &scratch)
-        case .frame(let bytes): buffer.writeBytes(bytes)
-        case .encodableReply(let parameters):
-            VarlinkWireFormat.writeReply(parameters, into: &buffer, scratch: &scratch)
-        case .barrier: break
+        appending(capacity: Self.initialCapacity(for: message), promise: promise, allocator: allocator) {
+            buffer, scratch in
+            switch message {
+            case .call(let call): VarlinkWireFormat.write(call, into: &buffer, scratch: &scratch)
+            case .reply(let reply): VarlinkWireFormat.write(reply, into: &buffer, scratch: &scratch)
+            case .frame(let bytes): buffer.writeBytes(bytes)
+            case .encodableReply(let parameters):
+                VarlinkWireFormat.writeReply(parameters, into: &buffer, scratch: &scratch)
+            case .barrier: break
+            }
         }
+    }
+
+    /// Encodes a reply with `parameters` after the pending messages, as
+    /// ``append(_:promise:allocator:)`` would encode it as a message, without
+    /// the box that message would put the parameters in.
+    mutating func appendReply(_ parameters: any JSONObjectEncodable, allocator: ByteBufferAllocator) -> Bool {
+        appending(capacity: Self.initialCapacity, promise: nil, allocator: allocator) { buffer, scratch in
+            VarlinkWireFormat.writeReply(parameters, into: &buffer, scratch: &scratch)
+        }
+    }
+
+    private mutating func appending(
+        capacity: Int, promise: EventLoopPromise<Void>?, allocator: ByteBufferAllocator,
+        _ write: (inout ByteBuffer, inout [UInt8]) -> Void
+    ) -> Bool {
+        var buffer = pending ?? freshBuffer(capacity: capacity, allocator: allocator)
+        pending = nil  // keep the buffer uniquely referenced while appending
+        write(&buffer, &scratch)
         pending = buffer
         if let promise {
             if let pendingPromise {
@@ -78,10 +98,7 @@ struct VarlinkWriteCoalescer {
     }
 
     /// The spare buffer, cleared, or a new one.
-    private mutating func freshBuffer(for message: VarlinkOutboundMessage, allocator: ByteBufferAllocator)
-        -> ByteBuffer
-    {
-        let capacity = Self.initialCapacity(for: message)
+    private mutating func freshBuffer(capacity: Int, allocator: ByteBufferAllocator) -> ByteBuffer {
         guard var buffer = spare else { return allocator.buffer(capacity: capacity) }
         spare = nil
         buffer.clear(minimumCapacity: capacity)
@@ -91,7 +108,9 @@ struct VarlinkWriteCoalescer {
     /// A new buffer's size: room for the usual reply, or for the whole
     /// frame it starts with, so that it is not reallocated at once.
     private static func initialCapacity(for message: VarlinkOutboundMessage) -> Int {
-        if case .frame(let bytes) = message { return max(256, bytes.count) }
-        return 256
+        if case .frame(let bytes) = message { return max(initialCapacity, bytes.count) }
+        return initialCapacity
     }
+
+    private static let initialCapacity = 256
 }

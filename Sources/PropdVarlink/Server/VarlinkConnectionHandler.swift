@@ -373,6 +373,14 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
         guard index >= 0, index < slots.count, case .running(let method, let oneway) = slots[offset: index] else {
             return  // answered twice, or the connection is gone
         }
+        if index == 0, !oneway, case .encodable(let parameters) = answer {
+            // First in line (a pipelining client's answers come in order):
+            // written at once, with no message to keep in the slot.
+            slots[offset: 0] = .answered(nil, closeAfter: false)
+            emit(reply: parameters)
+            drain()
+            return
+        }
         slots[offset: index] = .answered(oneway ? nil : reply(answer, method: method), closeAfter: false)
         if index == 0 { drain() }
     }
@@ -449,6 +457,18 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
     private func emit(_ message: VarlinkOutboundMessage, flushLater: Bool = true) {
         guard phase.writes, let context else { return }
         if output.append(message, promise: nil, allocator: context.channel.allocator) { writePending(context) }
+        wrote(flushLater: flushLater)
+    }
+
+    /// Writes a reply with `parameters`, as ``emit(_:flushLater:)`` writes
+    /// an `encodableReply` message.
+    private func emit(reply parameters: any JSONObjectEncodable) {
+        guard phase.writes, let context else { return }
+        if output.appendReply(parameters, allocator: context.channel.allocator) { writePending(context) }
+        wrote(flushLater: true)
+    }
+
+    private func wrote(flushLater: Bool) {
         outputFlush.wrote()
         if flushLater, !inReadBurst { scheduleFlush() }
     }
