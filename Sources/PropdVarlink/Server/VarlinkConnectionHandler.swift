@@ -126,16 +126,17 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
         guard !splitting else { return }
         splitting = true
         defer { splitting = false }
-        while phase.takesCalls, inbound != nil {
+        while phase.takesCalls, var buffer = inbound {
             let frame: ByteBuffer?
             do {
-                frame = try splitter.nextFrame(&inbound!)
+                frame = try splitter.nextFrame(&buffer)
             } catch {
                 inbound = nil
                 reject(violation: error)
                 flushIfNeeded()
                 return
             }
+            inbound = buffer
             guard let frame else { break }
             // A completed message holds nothing any more: its deadline
             // ends here, and a next one already begun is timed from its own start.
