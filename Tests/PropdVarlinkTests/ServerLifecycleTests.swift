@@ -112,6 +112,14 @@ import Glibc
         let (s, first) = try await startWithItsOnlyConnection()
         // Refused, and never calls: its refusal stays unanswered, its socket open.
         let lingering = try await s.connect()
+        // The server decides once it has read the client's credentials: had
+        // the first one left before that, this one would be admitted.
+        try await withTimeout {
+            while s.server.refusedConnectionCount == 0 {
+                try Task.checkCancellation()
+                await Task.yield()
+            }
+        }
         await first.close()
         // The first one's close reaches the server: the next is admitted.
         let next = try await withTimeout {

@@ -125,6 +125,10 @@ public final class VarlinkServer: Sendable {
     /// The number of open connections (refused ones are not counted).
     public var connectionCount: Int { state.withLockedValue { $0.connections.count } }
 
+    /// The number of connections refused by a limit and still open (until
+    /// their refusal is answered, or their client leaves).
+    public var refusedConnectionCount: Int { state.withLockedValue { $0.refused.count } }
+
     /// Returns once the server accepts connections; throws if it could not listen.
     public func listening() async throws {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
