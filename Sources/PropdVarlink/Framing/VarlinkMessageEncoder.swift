@@ -5,8 +5,9 @@ import PropdJSON
 ///
 /// The cases with a large payload are `indirect`, so the enum is one word
 /// and a tag: it fits the inline storage of the `NIOAny` that carries it
-/// down the pipeline, and a ``frame(_:)`` (one per event and subscriber)
-/// travels without a box of its own.
+/// down a client's pipeline, a server connection's slots stay small, and a
+/// ``frame(_:)`` (one per event and subscriber) travels without a box of
+/// its own.
 enum VarlinkOutboundMessage: Sendable {
     indirect case call(VarlinkCall)
     indirect case reply(VarlinkReply)
