@@ -133,7 +133,7 @@ public final class EtcdPropertyStorage: PropertyStorage {
     /// body that throws leaves its write batch unsent, so nothing of it
     /// reaches etcd. Specialized for `Void`, as ``PropertyStore/submit(_:)`` is.
     @_specialize(where T == Void)
-    public func submit<T: Sendable>(_ submission: WriteSubmission<T>) {
+    public func submit<T: Sendable>(_ submission: consuming WriteSubmission<T>) {
         let body = submission.body
         let completion = submission.completion
         guard !isClosed.load(ordering: .acquiring) else {

@@ -50,7 +50,7 @@ public protocol PropertyStorage: AnyObject, Sendable {
     /// where and when it commits, from ``WriteSubmission/origin`` (a store
     /// that commits remotely may batch every origin alike; one that commits
     /// locally may commit a loop's lone writes on that loop).
-    func submit<T: Sendable>(_ submission: WriteSubmission<T>)
+    func submit<T: Sendable>(_ submission: consuming WriteSubmission<T>)
     /// Calls `observer` after each commit with the batch's change sets, in
     /// revision order, before the batch's callers are answered.
     func onCommit(_ observer: (@Sendable ([ChangeSet]) -> Void)?)

@@ -23,14 +23,20 @@ extension PropertyStore {
     /// looks up the metadata of its closures' types at run time for every
     /// request, a few percent of the writer's thread.
     @_specialize(where T == Void)
-    public func submit<T: Sendable>(_ submission: WriteSubmission<T>) {
-        // Decided when this is specialized: a Void body takes the non-generic path.
+    public func submit<T: Sendable>(_ submission: consuming WriteSubmission<T>) {
+        let rollback = submission.rollback
+        let origin = submission.origin
+        // Moved into its request, not copied: a copy retains and releases
+        // each closure and the origin once more. Decided when this is
+        // specialized: a Void body takes the non-generic path.
         let request: any QueuedWrite =
-            if let submission = submission as? WriteSubmission<Void> { SubmittedVoidWrite(submission) }
-            else { SubmittedWrite(submission) }
+            switch consume submission {
+            case let submission as WriteSubmission<Void>: SubmittedVoidWrite(submission)
+            case let submission: SubmittedWrite(submission)
+            }
         var job = WriteJob(request)
-        job.needsSavepoint = submission.rollback == .savepoint
-        switch submission.origin {
+        job.needsSavepoint = rollback == .savepoint
+        switch origin {
         case .loop(let loop, alone: true) where configuration.durability == .normal && loop.isCurrent:
             groupCommit.submit(job, atEndOfTickOn: loop)
         case .task:

@@ -106,9 +106,12 @@ public final class LoopMailbox: Sendable {
     }
 
     /// Runs `delivery` on the loop after everything posted before it.
-    func post(_ delivery: Delivery) {
+    func post(_ delivery: consuming Delivery) {
+        // Moved into the queue rather than copied there and dropped here: a
+        // copy retains and releases everything it carries once more.
+        var carried = Optional(consume delivery)
         let schedule = pending.withLock { pending in
-            pending.work.append(delivery)
+            if let delivery = carried.take() { pending.work.append(delivery) }
             if pending.scheduled { return false }
             pending.scheduled = true
             return true

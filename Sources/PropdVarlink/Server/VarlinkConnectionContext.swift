@@ -2,7 +2,11 @@ public import Logging
 public import NIOCore
 
 /// What a handler knows about the connection a call came on.
-public struct VarlinkConnectionContext: Sendable {
+///
+/// A class, made once per connection: every call hands it on (to its
+/// handler, into the closures that answer it), and a copy is then one
+/// retain, where a struct of its six members retained each.
+public final class VarlinkConnectionContext: Sendable {
     /// Unique per server run, in accept order.
     public let id: UInt64
     /// The peer process, read with SO_PEERCRED when the connection was
@@ -18,6 +22,18 @@ public struct VarlinkConnectionContext: Sendable {
     /// Completes when the connection is closed: per-connection state kept by
     /// a service (subscription counts...) is released there.
     public let closeFuture: EventLoopFuture<Void>
+
+    init(
+        id: UInt64, peer: VarlinkPeerCredentials?, logger: Logger, eventLoop: any EventLoop, mailbox: LoopMailbox,
+        closeFuture: EventLoopFuture<Void>
+    ) {
+        self.id = id
+        self.peer = peer
+        self.logger = logger
+        self.eventLoop = eventLoop
+        self.mailbox = mailbox
+        self.closeFuture = closeFuture
+    }
 }
 
 /// The credentials of the process at the other end of a Unix socket, as the

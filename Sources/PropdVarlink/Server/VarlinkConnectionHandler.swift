@@ -285,7 +285,7 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
             guard case .success(let method) = registry.resolve(call.method) else { return false }
             return method.startsAfterEarlierCalls
         case .direct(let call):
-            return call.method.startsAfterEarlierCalls
+            return call.startsAfterEarlierCalls
         case .rejected:
             return false
         }

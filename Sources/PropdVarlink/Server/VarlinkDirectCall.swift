@@ -6,7 +6,10 @@ import PropdJSON
 struct VarlinkDirectCall {
     /// The fully qualified method name.
     let name: String
-    let method: VarlinkMethod
+    /// Its method's ``VarlinkMethod/startingAfterEarlierCalls()``: all
+    /// the call needs of the method once decoded (the method itself, a
+    /// name and closures, would be retained and released with every copy).
+    let startsAfterEarlierCalls: Bool
     let oneway: Bool
     let start: VarlinkMethod.DirectStart
 
@@ -41,6 +44,7 @@ struct VarlinkDirectCall {
             }
         }
         try reader.finish()
-        return VarlinkDirectCall(name: name, method: method, oneway: oneway ?? false, start: start)
+        return VarlinkDirectCall(
+            name: name, startsAfterEarlierCalls: method.startsAfterEarlierCalls, oneway: oneway ?? false, start: start)
     }
 }
