@@ -65,9 +65,15 @@ extension JSONValue {
     /// Writes a JSON string literal, escaping `"`, `\` and control characters.
     public static func encodeString(_ s: String, into out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
-        // Most strings (keys, names) need no escaping: copy them in one go.
-        if !s.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
-            out.append(contentsOf: s.utf8)
+        // Most strings (keys, names, values) need no escaping: copy them in one go.
+        let copied = s.utf8.withContiguousStorageIfAvailable { utf8 in
+            guard JSONStringScan.plainRun(in: UnsafeRawBufferPointer(utf8), from: 0).end == utf8.count else {
+                return false
+            }
+            out.append(contentsOf: utf8)
+            return true
+        }
+        if copied == true {
             out.append(UInt8(ascii: "\""))
             return
         }

@@ -188,32 +188,29 @@ struct JSONParser {
     mutating func parseString() throws(JSONParseError) -> String {
         index += 1
         let start = index
-        var ascii = true
-        while index < bytes.count {
-            let b = bytes[index]
-            if b == UInt8(ascii: "\"") {
-                let slice = UnsafeRawBufferPointer(rebasing: bytes[start..<index]).assumingMemoryBound(to: UInt8.self)
-                // ASCII needs no validation; `String(decoding:)` on a typed
-                // buffer is the specialised fast path (no generic metadata).
-                let s: String
-                if ascii {
-                    s = String(decoding: slice, as: UTF8.self)
-                } else {
-                    guard let validated = String(validating: slice, as: UTF8.self) else {
-                        index = start
-                        throw fail(.invalidUTF8)
-                    }
-                    s = validated
-                }
-                index += 1
-                return s
-            }
-            if b >= 0x80 { ascii = false }
-            if b == UInt8(ascii: "\\") { return try parseEscapedString(from: start) }
-            if b < 0x20 { throw fail(.controlCharacterInString) }
-            index += 1
+        let run = JSONStringScan.plainRun(in: bytes, from: start)
+        index = run.end
+        guard index < bytes.count else { throw fail(.unexpectedEnd) }
+        switch bytes[index] {
+        case UInt8(ascii: "\\"): return try parseEscapedString(from: start)
+        case UInt8(ascii: "\""): break
+        default: throw fail(.controlCharacterInString)
         }
-        throw fail(.unexpectedEnd)
+        let slice = UnsafeRawBufferPointer(rebasing: bytes[start..<index]).assumingMemoryBound(to: UInt8.self)
+        // ASCII needs no validation; `String(decoding:)` on a typed
+        // buffer is the specialised fast path (no generic metadata).
+        let s: String
+        if !run.sawNonASCII {
+            s = String(decoding: slice, as: UTF8.self)
+        } else {
+            guard let validated = String(validating: slice, as: UTF8.self) else {
+                index = start
+                throw fail(.invalidUTF8)
+            }
+            s = validated
+        }
+        index += 1
+        return s
     }
 
     private mutating func parseEscapedString(from start: Int) throws(JSONParseError) -> String {
