@@ -16,12 +16,12 @@ import Testing
     ]
 
     @Test(arguments: marks)
-    func everyOffsetEncodesAsByteByByteAndReadsBack(mark: String) throws {
+    func everyOffsetEncodesAsOneCharacterAtATimeAndReadsBack(mark: String) throws {
         for length in 0...40 {
             for offset in 0...length {
                 let text = String(repeating: "a", count: offset) + mark + String(repeating: "b", count: length - offset)
                 let encoded = JSONValue.string(text).jsonString
-                #expect(encoded == Self.escapedOneByteAtATime(text), "\(length) \(offset)")
+                #expect(encoded == Self.escapedOneCharacterAtATime(text), "\(length) \(offset)")
                 #expect(try JSONValue(parsing: encoded) == .string(text), "\(length) \(offset)")
             }
         }
@@ -54,23 +54,17 @@ import Testing
         }
     }
 
-    /// The encoding the scan must agree with, one byte at a time.
-    static func escapedOneByteAtATime(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
+    /// The encoding the scan must agree with, one character at a time:
+    /// the two-character escapes JSON names, `\u00XX` for other control
+    /// characters, everything else as it is.
+    static func escapedOneCharacterAtATime(_ text: String) -> String {
+        let named: [Unicode.Scalar: String] = ["\"": #"\""#, "\\": #"\\"#, "\n": #"\n"#, "\r": #"\r"#, "\t": #"\t"#]
+        let characters = text.unicodeScalars.map { scalar -> String in
+            if let escape = named[scalar] { return escape }
+            guard scalar.value < 0x20 else { return String(scalar) }
+            return #"\u00"# + (scalar.value < 0x10 ? "0" : "") + String(scalar.value, radix: 16)
         }
-        return out + "\""
+        return "\"" + characters.joined() + "\""
     }
 
     static func parseError(_ bytes: [UInt8]) -> JSONParseError? {
