@@ -153,6 +153,20 @@ public final class EtcdPropertyStorage: PropertyStorage {
         writer.post(.submitted(job))
     }
 
+    /// Queues `write` as ``submit(_:)`` queues a submission.
+    public func submit(_ write: any QueuedWrite, rollback: WriteRollback, origin: WriteOrigin) {
+        guard !isClosed.load(ordering: .acquiring) else {
+            write.fail(StoreError.closed)
+            return
+        }
+        let alone = if case .loop(_, alone: true) = origin { true } else { false }
+        let job = WriteJob(ordered: !alone) { transaction -> WriteJob.Answer? in
+            guard write.run(&transaction) else { return nil }
+            return { outcome in write.finish(outcome) }
+        } refuse: { error in write.fail(error) }
+        writer.post(.submitted(job))
+    }
+
     public func onCommit(_ observer: (@Sendable ([ChangeSet]) -> Void)?) {
         mirror.shared.withLock { $0.observer = observer }
     }

@@ -107,13 +107,13 @@ public final class PropertyService: Sendable {
 
     /// Queues `body` as one write request: on the writer, in the batch's
     /// transaction, through ``run(_:engine:timers:logger:_:)``. The one
-    /// ``WriteSubmission`` of the request is built here (a Set's is built in
-    /// place, see ``submit(_:from:completion:)``); the store decides from its
-    /// `origin` where and when it commits.
+    /// ``WriteSubmission`` of the request is built here (a Set is queued as
+    /// a ``SetWrite`` instead, see ``submit(_:from:completion:)``); the
+    /// store decides from its `origin` where and when it commits.
     @_specialize(where T == Void)
     func submit<T: Sendable>(
         _ body: @escaping @Sendable (inout WriteTransaction, inout EngineState) throws -> T,
-        rollback: WriteSubmission<T>.Rollback = .savepoint,
+        rollback: WriteRollback = .savepoint,
         from origin: WriteOrigin,
         completion: @escaping @Sendable (Result<Committed<T>, any Error>) -> Void
     ) {

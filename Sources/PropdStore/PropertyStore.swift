@@ -129,9 +129,9 @@ public final class PropertyStore: Sendable {
         try await write(body, rollback: .savepoint)
     }
 
-    /// ``write(_:)`` with the choice of ``WriteSubmission/Rollback``.
+    /// ``write(_:)`` with the choice of ``WriteRollback``.
     func write<T: Sendable>(
-        _ body: @escaping @Sendable (inout WriteTransaction) throws -> T, rollback: WriteSubmission<T>.Rollback
+        _ body: @escaping @Sendable (inout WriteTransaction) throws -> T, rollback: WriteRollback
     ) async throws -> Committed<T> {
         try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Committed<T>, any Error>) in
             // Unsafe continuation: `submit` calls its completion exactly once.

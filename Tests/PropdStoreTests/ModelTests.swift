@@ -225,7 +225,7 @@ import Testing
         await withCheckedContinuation { (continuation: CheckedContinuation<[Result<Revision, StoreError>], Never>) in
             let collected = Mutex([Int: Result<Revision, StoreError>]())
             for (index, request) in requests.enumerated() {
-                let rollback: WriteSubmission<Void>.Rollback = needsSavepoint(request) ? .savepoint : .validatesFirst
+                let rollback: WriteRollback = needsSavepoint(request) ? .savepoint : .validatesFirst
                 store.submit(WriteSubmission({ tx in try request.apply(to: &tx) }, rollback: rollback, origin: .thread) { result in
                     let outcome = result.map(\.revision).mapError { $0 as? StoreError ?? .closed }
                     let all: [Result<Revision, StoreError>]? = collected.withLock { collected in

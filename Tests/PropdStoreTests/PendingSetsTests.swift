@@ -20,7 +20,7 @@ import Testing
         let outcomes = Outcomes()
         let seen = Mutex<[JSONValue?]>([])
         let loop = ManualLoop()
-        let requests: [(rollback: WriteSubmission<Void>.Rollback, body: @Sendable (inout WriteTransaction) throws -> Void)] = [
+        let requests: [(rollback: WriteRollback, body: @Sendable (inout WriteTransaction) throws -> Void)] = [
             (.validatesFirst, { tx in try tx.set(key("a"), 1) }),
             (.validatesFirst, { tx in
                 // A read after a held Set of the same batch sees it.

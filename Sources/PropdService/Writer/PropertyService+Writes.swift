@@ -65,16 +65,10 @@ extension PropertyService {
         // Set and Delete check everything (derived keys, expectations, missing
         // keys) before their first write, so they need no savepoint.
         case .set(let values, let expect, let ttl):
-            // The submission is built here, not by submit(_:rollback:from:completion:):
-            // with the body and the answer written as closures in place, a Set
-            // allocates one context for each, where passing them on cost two
-            // more (the body's own closure and a reabstraction thunk for the answer).
-            store.submit(WriteSubmission(
-                { [engine, timers, logger] transaction in
-                    try Self.run(&transaction, engine: engine, timers: timers, logger: logger) { transaction, state in
-                        try Self.setBody(values, expect: expect, ttl: ttl, &transaction, &state)
-                    }
-                }, rollback: .validatesFirst, origin: origin, completion: { completion(Self.outcome($0)) }))
+            // One object for the writer (see SetWrite), not a submission's three.
+            store.submit(
+                SetWrite(values, expect: expect, ttl: ttl, service: self, completion: completion),
+                rollback: .validatesFirst, origin: origin)
         case .delete(let keys, let expect, let patterns, let writable):
             let body = Self.deleteBody(keys, expect: expect, patterns: patterns, writable: writable)
             submit(body, rollback: .validatesFirst, from: origin) { result in

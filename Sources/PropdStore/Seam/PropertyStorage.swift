@@ -51,6 +51,12 @@ public protocol PropertyStorage: AnyObject, Sendable {
     /// that commits remotely may batch every origin alike; one that commits
     /// locally may commit a loop's lone writes on that loop).
     func submit<T: Sendable>(_ submission: consuming WriteSubmission<T>)
+    /// Queues `write`, a request that is its own body and answer, as
+    /// ``submit(_:)`` queues a submission: its `run` and then its `finish`
+    /// are called as a submission's body and completion would be, or its
+    /// `fail` if it never runs. One object from the submitter to the
+    /// writer, where a submission is three.
+    func submit(_ write: any QueuedWrite, rollback: WriteRollback, origin: WriteOrigin)
     /// Calls `observer` after each commit with the batch's change sets, in
     /// revision order, before the batch's callers are answered.
     func onCommit(_ observer: (@Sendable ([ChangeSet]) -> Void)?)

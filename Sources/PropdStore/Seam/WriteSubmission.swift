@@ -15,28 +15,15 @@ public struct WriteSubmission<T: Sendable>: Sendable {
     /// Runs on the writer, at the request's revision, in the batch's transaction.
     public var body: @Sendable (inout WriteTransaction) throws -> T
     /// What a throwing body leaves behind.
-    public var rollback: Rollback
+    public var rollback: WriteRollback
     /// Who is writing: decides where the request commits.
     public var origin: WriteOrigin
     /// Called exactly once, when the request's fate is known: after its
     /// batch committed (or failed), or at once when the body threw.
     public var completion: @Sendable (Result<Committed<T>, any Error>) -> Void
 
-    /// What a body's failure rolls back.
-    public enum Rollback: Sendable, Hashable {
-        /// The body may throw after writing: it runs in a savepoint of its
-        /// own, rolled back alone when it throws.
-        case savepoint
-        /// The body throws only before its first write (it validates, then
-        /// writes; after that only a storage failure stops it, which fails
-        /// the whole batch anyway). It runs without a savepoint, a tenth of
-        /// a plain write's cost. Should it throw after writing anyway, its
-        /// whole batch is abandoned rather than half-kept.
-        case validatesFirst
-    }
-
     public init(
-        _ body: @escaping @Sendable (inout WriteTransaction) throws -> T, rollback: Rollback = .savepoint,
+        _ body: @escaping @Sendable (inout WriteTransaction) throws -> T, rollback: WriteRollback = .savepoint,
         origin: WriteOrigin, completion: @escaping @Sendable (Result<Committed<T>, any Error>) -> Void
     ) {
         self.body = body
@@ -44,4 +31,17 @@ public struct WriteSubmission<T: Sendable>: Sendable {
         self.origin = origin
         self.completion = completion
     }
+}
+
+/// What a write request's failure rolls back.
+public enum WriteRollback: Sendable, Hashable {
+    /// The body may throw after writing: it runs in a savepoint of its
+    /// own, rolled back alone when it throws.
+    case savepoint
+    /// The body throws only before its first write (it validates, then
+    /// writes; after that only a storage failure stops it, which fails
+    /// the whole batch anyway). It runs without a savepoint, a tenth of
+    /// a plain write's cost. Should it throw after writing anyway, its
+    /// whole batch is abandoned rather than half-kept.
+    case validatesFirst
 }

@@ -115,7 +115,7 @@ final class GroupCommit: Sendable {
             return (true, false)
         }
         if outcome.closed {
-            job.request.fail(.closed)
+            job.request.fail(StoreError.closed)
         } else if outcome.start {
             startDrain()
         }
@@ -140,7 +140,7 @@ final class GroupCommit: Sendable {
         }
         switch outcome {
         case .queued: break
-        case .closed: job.request.fail(.closed)
+        case .closed: job.request.fail(StoreError.closed)
         case .schedule(let commit): loop.executeAfterTick(commit.run)
         }
     }

@@ -5,20 +5,9 @@ extension PropertyStore {
     /// Requests submitted one after another from one thread run in that
     /// order, which ``write(_:)`` from separate tasks cannot promise: a
     /// server uses this to keep a connection's pipelined writes in the
-    /// client's order.
+    /// client's order. Where it commits: see ``submit(_:rollback:origin:)``.
     ///
-    /// Where it commits is decided here, from the submission's origin:
-    /// - A call that was alone on its connection, submitted on its event
-    ///   loop, waits for the end of that loop's tick and commits there with
-    ///   the tick's other such writes, without a thread hop either way (a
-    ///   burst of more than a few goes to the writer's thread). Only with `normal`
-    ///   durability: with `full` a commit waits for an fsync, which must not
-    ///   hold an event loop.
-    /// - Anything else (a pipelining connection's writes, a task's, a
-    ///   timer's) wakes the writer's own thread, which commits whatever is
-    ///   pending while the submitter goes on.
-    ///
-    /// Specialized for `Void` (what Set, Delete, Unbind and timers return):
+    /// Specialized for `Void` (what Delete, Unbind and timers return):
     /// called through the ``PropertyStorage`` seam, the generic version
     /// looks up the metadata of its closures' types at run time for every
     /// request, a few percent of the writer's thread.
@@ -34,7 +23,23 @@ extension PropertyStore {
             case let submission as WriteSubmission<Void>: SubmittedVoidWrite(submission)
             case let submission: SubmittedWrite(submission)
             }
-        var job = WriteJob(request)
+        submit(request, rollback: rollback, origin: origin)
+    }
+
+    /// Queues `write`, a request that is its own body and answer, now.
+    ///
+    /// Where it commits is decided here, from `origin`:
+    /// - A call that was alone on its connection, submitted on its event
+    ///   loop, waits for the end of that loop's tick and commits there with
+    ///   the tick's other such writes, without a thread hop either way (a
+    ///   burst of more than a few goes to the writer's thread). Only with `normal`
+    ///   durability: with `full` a commit waits for an fsync, which must not
+    ///   hold an event loop.
+    /// - Anything else (a pipelining connection's writes, a task's, a
+    ///   timer's) wakes the writer's own thread, which commits whatever is
+    ///   pending while the submitter goes on.
+    public func submit(_ write: any QueuedWrite, rollback: WriteRollback, origin: WriteOrigin) {
+        var job = WriteJob(write)
         job.needsSavepoint = rollback == .savepoint
         switch origin {
         case .loop(let loop, alone: true) where configuration.durability == .normal && loop.isCurrent:

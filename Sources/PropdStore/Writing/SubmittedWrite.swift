@@ -28,7 +28,7 @@ final class SubmittedWrite<T: Sendable>: QueuedWrite {
         }
     }
 
-    func finish(_ outcome: Result<ChangeSet, StoreError>) {
+    func finish(_ outcome: Result<ChangeSet, any Error>) {
         switch (outcome, value.withLock { $0 }) {
         case (.success(let changeSet), let value?): completion(.success(Committed(value: value, changeSet: changeSet)))
         case (.failure(let error), _): completion(.failure(error))
@@ -37,7 +37,7 @@ final class SubmittedWrite<T: Sendable>: QueuedWrite {
         }
     }
 
-    func fail(_ error: StoreError) {
+    func fail(_ error: any Error) {
         completion(.failure(error))
     }
 }
@@ -67,11 +67,11 @@ final class SubmittedVoidWrite: QueuedWrite {
         }
     }
 
-    func finish(_ outcome: Result<ChangeSet, StoreError>) {
-        submission.completion(outcome.map { Committed(value: (), changeSet: $0) }.mapError { $0 })
+    func finish(_ outcome: Result<ChangeSet, any Error>) {
+        submission.completion(outcome.map { Committed(value: (), changeSet: $0) })
     }
 
-    func fail(_ error: StoreError) {
+    func fail(_ error: any Error) {
         submission.completion(.failure(error))
     }
 }

@@ -1,0 +1,53 @@
+import Logging
+import PropdCore
+import PropdStore
+
+/// A `Set` on its way to the writer: its values, what runs them and who
+/// is waiting, in the one object the store queues.
+///
+/// A Set is nearly every write, and built as a ``WriteSubmission`` it cost
+/// three allocations on its event loop, each freed on the writer's thread:
+/// the body's closure context, the completion's, and the store's queued
+/// request around them.
+final class SetWrite: QueuedWrite {
+    private let values: [Key: JSONValue]
+    private let expect: [Key: Revision]
+    private let ttl: Int64?
+    private let engine: EngineLock
+    private let timers: TimerWakeup
+    private let logger: Logger
+    private let completion: @Sendable (Result<WriteOutcome, ServiceError>) -> Void
+
+    init(
+        _ values: [Key: JSONValue], expect: [Key: Revision], ttl: Int64?, service: PropertyService,
+        completion: @escaping @Sendable (Result<WriteOutcome, ServiceError>) -> Void
+    ) {
+        self.values = values
+        self.expect = expect
+        self.ttl = ttl
+        self.engine = service.engine
+        self.timers = service.timers
+        self.logger = service.logger
+        self.completion = completion
+    }
+
+    func run(_ transaction: inout WriteTransaction) -> Bool {
+        do {
+            try PropertyService.run(&transaction, engine: engine, timers: timers, logger: logger) { transaction, state in
+                try PropertyService.setBody(values, expect: expect, ttl: ttl, &transaction, &state)
+            }
+            return true
+        } catch {
+            completion(.failure(ServiceError.from(error)))
+            return false
+        }
+    }
+
+    func finish(_ outcome: Result<ChangeSet, any Error>) {
+        completion(outcome.map { WriteOutcome(revision: $0.revision) }.mapError(ServiceError.from))
+    }
+
+    func fail(_ error: any Error) {
+        completion(.failure(ServiceError.from(error)))
+    }
+}
