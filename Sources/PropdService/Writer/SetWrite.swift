@@ -5,8 +5,8 @@ import PropdStore
 /// A `Set` on its way to the writer: its values, what runs them and who
 /// is waiting, in the one object the store queues.
 ///
-/// A Set is nearly every write, and built as a ``WriteSubmission`` it cost
-/// three allocations on its event loop, each freed on the writer's thread:
+/// A Set is nearly every write, and built as a ``WriteSubmission`` it would
+/// cost three allocations on its event loop, each freed on the writer's thread:
 /// the body's closure context, the completion's, and the store's queued
 /// request around them.
 final class SetWrite: QueuedWrite {
