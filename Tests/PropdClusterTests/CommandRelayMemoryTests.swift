@@ -60,15 +60,16 @@ struct CommandRelayMemoryTests {
                 // execution's timeout proves nothing, as under load it can
                 // end the execution before A has looked for a handler.
                 let commands = ([keys] + burst).map(\.command)
-                let clock = ContinuousClock()
-                let deadline = clock.now + .seconds(60)
-                while !commands.allSatisfy({ relays[0].serves($0) }) {
-                    guard clock.now < deadline else {
-                        Issue.record("A's relay never learned of B's handlers")
-                        return
+                let relayA = relays[0]
+                let learned = try? await withDeadline(.seconds(60), waitingFor: "A's relay to learn B's handlers") {
+                    for await _ in relayA.servingChanges() where commands.allSatisfy({ relayA.serves($0) }) {
+                        return true
                     }
-                    // Polling pace while A's watch has not brought them.
-                    try? await Task.sleep(for: .milliseconds(50))
+                    return false
+                }
+                guard learned == true else {
+                    Issue.record("A's relay never learned of B's handlers")
+                    return
                 }
                 // Then many at once, each with time for B's watch to bring it
                 // before it times out on A (a 50 ms one may end, and its

@@ -31,6 +31,15 @@ final class EtcdCommandRelay: CommandRelay {
         var service: PropertyService?
         /// Wakes the current term's announcer (a term: one lease).
         var announcer: AsyncStream<Void>.Continuation?
+        /// Who waits on ``servingChanges()``, by the number each got.
+        var servingObservers: [Int: AsyncStream<Void>.Continuation] = [:]
+        var nextObserver = 0
+
+        /// Sets what `other` serves (`nil`: it left); the observers to wake.
+        mutating func setServing(_ commands: Set<Key>?, of other: String) -> [AsyncStream<Void>.Continuation] {
+            serving[other] = commands
+            return Array(servingObservers.values)
+        }
     }
 
     let node: String
@@ -62,6 +71,23 @@ final class EtcdCommandRelay: CommandRelay {
 
     func serves(_ command: Key) -> Bool {
         state.withLock { $0.serving.values.contains { $0.contains(command) } }
+    }
+
+    /// Yields at once and after each change to what other nodes' handlers
+    /// serve (``serves(_:)``), for whoever needs a command served elsewhere
+    /// before going on: it waits on this rather than asking again and again.
+    func servingChanges() -> AsyncStream<Void> {
+        let (changes, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let number = state.withLock { state in
+            defer { state.nextObserver += 1 }
+            state.servingObservers[state.nextObserver] = continuation
+            return state.nextObserver
+        }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.state.withLock { $0.servingObservers.removeValue(forKey: number) }
+        }
+        continuation.yield()
+        return changes
     }
 
     func send(_ invocation: Invocation) {
@@ -186,7 +212,7 @@ final class EtcdCommandRelay: CommandRelay {
             } else {
                 let commands = String(decoding: event.keyValue.value, as: UTF8.self).split(separator: "\n")
                     .compactMap { try? Key(String($0)) }
-                state.withLock { $0.serving[other] = Set(commands) }
+                for observer in state.withLock({ $0.setServing(Set(commands), of: other) }) { observer.yield() }
             }
         case ("invocations"?, 3) where path[1] == node:
             if event.kind == .put {
@@ -235,10 +261,11 @@ final class EtcdCommandRelay: CommandRelay {
     /// Another node's handlers are gone (it stopped, or its lease expired):
     /// what it was running ends with `NoHandler`.
     private func nodeLeft(_ other: String) {
-        let orphans = state.withLock { state in
-            state.serving[other] = nil
-            return state.sent.filter { $0.value == other }.map(\.key)
+        let (orphans, observers) = state.withLock { state in
+            let observers = state.setServing(nil, of: other)
+            return (state.sent.filter { $0.value == other }.map(\.key), observers)
         }
+        for observer in observers { observer.yield() }
         for id in orphans { end(id, .handlerLeft) }
     }
 
