@@ -23,14 +23,16 @@
 # `properties` and a rowid history keeping 100 rows per key, as
 # "rowid-chain-trimmed" in C: the least a server on propd's stack does
 # to keep a bounded history; "nio-floor-bulk" trims that history every
-# 1,000 Sets in one range delete, as "rowid-chain-bulk". The NIO floor is
-# built only when SERVERS names it. "propd-sql-multi-row" writes propd's
+# 1,000 Sets in one range delete, as "rowid-chain-bulk". "epoll-floor" is
+# the C floor in Swift on epoll(7) without SwiftNIO (../NIOFloor too): what
+# Swift costs apart from NIO. The Swift floors are built only when SERVERS
+# names one of them. "propd-sql-multi-row" writes propd's
 # rows of an epoll round with one multi-row statement per table, as
 # propd's writer writes the Sets it holds back (`PendingSets`).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 bin="$(cd "$1" && pwd)"; rounds="${2:-5}"; modes="${3:-pipelined concurrent sequential}"
-servers="${4:-floor floor-vendored-sqlite floor-key-index propd-sql propd-sql-known-head propd-sql-multi-row rowid-chain rowid-chain-trimmed rowid-chain-bulk ring nio-floor nio-floor-trimmed nio-floor-bulk propd}"
+servers="${4:-floor floor-vendored-sqlite floor-key-index propd-sql propd-sql-known-head propd-sql-multi-row rowid-chain rowid-chain-trimmed rowid-chain-bulk ring nio-floor nio-floor-trimmed nio-floor-bulk epoll-floor propd}"
 work="$(mktemp -d /tmp/propd-floors.XXXXXX)"
 trap 'rm -rf "$work"' EXIT
 
@@ -58,7 +60,10 @@ if [ -f "$vendored/sqlite_nio_sqlite3.c" ]; then
 fi
 gcc -O2 -Wall "$here/../../../shared/bench/peers/c/uds_pingpong.c" -o "$work/uds_pingpong" 2>/dev/null || true
 case " $servers " in
-    *" nio-floor "* | *" nio-floor-trimmed "* | *" nio-floor-bulk "*) (cd "$here/../NIOFloor" && swift build -c release >&2 && cp .build/release/nio-floor-server "$work/nio-floor") ;;
+    *" nio-floor "* | *" nio-floor-trimmed "* | *" nio-floor-bulk "* | *" epoll-floor "*)
+        (cd "$here/../NIOFloor" && swift build -c release >&2 &&
+            cp .build/release/nio-floor-server "$work/nio-floor" &&
+            cp .build/release/epoll-floor-server "$work/epoll-floor") ;;
 esac
 
 # propd's statements run on a database propd made: its schema, indexes and all.

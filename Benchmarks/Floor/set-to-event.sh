@@ -9,7 +9,9 @@
 #
 # BIN_DIR holds release builds of propd and propd-bench; the floor is
 # built into a temporary directory. Each LABEL=PROPD adds a build of
-# propd (default: propd=BIN_DIR/propd). One line per run: ROUND LABEL
+# propd (default: propd=BIN_DIR/propd); a LABEL ending in "floor" marks
+# a server taking the C floor's arguments instead, such as the NIO floor
+# (nio-floor=Benchmarks/NIOFloor/.build/release/nio-floor-server). One line per run: ROUND LABEL
 # p50-µs p99-µs and the server's CPU per delivery in µs (all threads,
 # from /proc/PID/stat around the run, over 2,050 Sets × 100 events).
 set -euo pipefail
@@ -23,7 +25,7 @@ ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 for ((round = 1; round <= rounds; round++)); do
     for server in "floor=$work/floor" "$@"; do
         label="${server%%=*}"; dir="$work/run"; rm -rf "$dir"; mkdir -p "$dir/b"
-        if [ "$label" = floor ]; then
+        if [[ "$label" == *floor ]]; then
             "${server#*=}" "$dir/s.sock" "$dir/db" NORMAL >/dev/null 2>&1 &
         else
             "${server#*=}" --socket "$dir/s.sock" --database "$dir/db" --bindings "$dir/b" \

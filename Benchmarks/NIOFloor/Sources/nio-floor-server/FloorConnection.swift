@@ -1,3 +1,4 @@
+import FloorFrames
 import NIOCore
 
 #if canImport(Glibc)
@@ -39,7 +40,7 @@ final class FloorConnection: ChannelInboundHandler {
             held.writeBuffer(&bytes)
             bytes = held
         }
-        while let frameLength = bytes.withUnsafeReadableBytes({ Self.nul(in: $0) }) {
+        while let frameLength = bytes.withUnsafeReadableBytes({ $0.index(of: 0, from: 0) }) {
             bytes.withUnsafeReadableBytes { frame in
                 handle(UnsafeRawBufferPointer(rebasing: frame[..<frameLength]))
             }
@@ -48,29 +49,24 @@ final class FloorConnection: ChannelInboundHandler {
         if bytes.readableBytes > 0 { received = bytes }
     }
 
-    private static func nul(in bytes: UnsafeRawBufferPointer) -> Int? {
-        guard let base = bytes.baseAddress, let found = memchr(base, 0, bytes.count) else { return nil }
-        return base.distance(to: UnsafeRawPointer(found))
-    }
-
     private func handle(_ frame: UnsafeRawBufferPointer) {
-        if Self.find("\"io.propd.Set\"", in: frame) != nil {
-            guard let keyStart = Self.find("\"values\":{\"", in: frame).map({ $0 + 11 }),
-                let keyEnd = Self.index(of: UInt8(ascii: "\""), in: frame, from: keyStart),
-                let valueEnd = Self.index(of: UInt8(ascii: "}"), in: frame, from: keyEnd + 2)
+        if frame.find("\"io.propd.Set\"") != nil {
+            guard let keyStart = frame.find("\"values\":{\"").map({ $0 + 11 }),
+                let keyEnd = frame.index(of: UInt8(ascii: "\""), from: keyStart),
+                let valueEnd = frame.index(of: UInt8(ascii: "}"), from: keyEnd + 2)
             else { return }
             batch.value.set(
                 key: UnsafeRawBufferPointer(rebasing: frame[keyStart..<keyEnd]),
                 value: UnsafeRawBufferPointer(rebasing: frame[(keyEnd + 2)..<valueEnd]),
                 from: self)
-        } else if Self.find("\"io.propd.Subscribe\"", in: frame) != nil {
+        } else if frame.find("\"io.propd.Subscribe\"") != nil {
             batch.value.answer(self)
             let revision = batch.value.subscribe(self)
             replies.writeStaticString(#"{"parameters":{"event":{"kind":"synced","revision":"#)
             replies.writeDecimal(revision)
             replies.writeStaticString("}},\"continues\":true}\0")
             hasQueuedReplies = true
-        } else if Self.find("\"org.varlink.service.GetInfo\"", in: frame) != nil {
+        } else if frame.find("\"org.varlink.service.GetInfo\"") != nil {
             batch.value.answer(self)
             queue(#"{"parameters":{"vendor":"floor","product":"floor","version":"0","url":"","interfaces":[]}}"#)
         } else {
@@ -103,25 +99,5 @@ final class FloorConnection: ChannelInboundHandler {
     /// A tick's events, to a subscriber.
     func send(_ events: ByteBuffer) {
         context?.writeAndFlush(wrapOutboundOut(events), promise: nil)
-    }
-
-    /// Where `needle` starts in `frame`: its first byte found by `memchr`,
-    /// the rest compared by `memcmp` (glibc's `memmem` needs `_GNU_SOURCE`).
-    private static func find(_ needle: StaticString, in frame: UnsafeRawBufferPointer) -> Int? {
-        guard let base = frame.baseAddress else { return nil }
-        let length = needle.utf8CodeUnitCount
-        let first = Int32(needle.utf8Start.pointee)
-        var offset = 0
-        while offset + length <= frame.count, let found = memchr(base + offset, first, frame.count - offset - length + 1) {
-            let at = base.distance(to: UnsafeRawPointer(found))
-            if memcmp(found, needle.utf8Start, length) == 0 { return at }
-            offset = at + 1
-        }
-        return nil
-    }
-
-    private static func index(of byte: UInt8, in frame: UnsafeRawBufferPointer, from start: Int) -> Int? {
-        guard start < frame.count else { return nil }
-        return frame[start...].firstIndex(of: byte)
     }
 }

@@ -1,4 +1,5 @@
 import CSQLite3
+import FloorFrames
 import NIOCore
 
 /// The Sets of one event-loop tick, in one SQLite WAL transaction (an upsert
@@ -194,18 +195,9 @@ final class SetBatch {
 }
 
 extension ByteBuffer {
-    /// `value` (not negative) in decimal ASCII, with no String or array in between.
+    /// `value` (not negative) in decimal ASCII.
     mutating func writeDecimal(_ value: Int64) {
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
-            var rest = UInt64(value)
-            var start = digits.count
-            repeat {
-                start -= 1
-                digits[start] = UInt8(ascii: "0") + UInt8(rest % 10)
-                rest /= 10
-            } while rest > 0
-            writeBytes(UnsafeBufferPointer(rebasing: digits[start...]))
-        }
+        withDecimalDigits(of: value) { digits in _ = writeBytes(digits) }
     }
 }
 

@@ -1,0 +1,2 @@
+// epoll(7), which Swift's Glibc module leaves out.
+#include <sys/epoll.h>
