@@ -11,9 +11,10 @@
 # built into a temporary directory. Each LABEL=PROPD adds a build of
 # propd (default: propd=BIN_DIR/propd); a LABEL ending in "floor" marks
 # a server taking the C floor's arguments instead, such as the NIO floor
-# (nio-floor=Benchmarks/NIOFloor/.build/release/nio-floor-server). One line per run: ROUND LABEL
-# p50-µs p99-µs and the server's CPU per delivery in µs (all threads,
-# from /proc/PID/stat around the run, over 2,050 Sets × 100 events).
+# (nio-floor=Benchmarks/NIOFloor/.build/release/nio-floor-server). One
+# line per run: ROUND LABEL p50-µs p99-µs and the server's CPU per
+# delivery in µs (all threads, from /proc/PID/stat around the run, over
+# 2,050 Sets × 100 events).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 bin="$(cd "$1" && pwd)"; rounds="$2"; shift 2
