@@ -4,6 +4,7 @@ import PropdClient
 import PropdCore
 import PropdEtcd
 import PropdTestSupport
+import Synchronization
 import Testing
 
 /// Commands across real propd nodes on a real etcd: an `Execute` on node A
@@ -86,23 +87,40 @@ struct ClusterCommandTests {
 
     /// The invocation and ending keys under `PREFIX.commands/`, once none
     /// is left (or what is left after `timeout`): the executing node
-    /// deletes them when the execution ends.
+    /// deletes them when the execution ends. Read once, then watched from
+    /// that read on, so each delete is seen as etcd applies it.
     static func relayKeysOnceCleared(_ etcd: EtcdClient, prefix: String, timeout: Duration = .seconds(30)) async throws
         -> [String]
     {
-        let clock = ContinuousClock()
-        let deadline = clock.now + timeout
-        while true {
-            var left: [String] = []
-            for table in ["invocations/", "endings/"] {
-                let read = try await etcd.range(.prefix(Array((prefix + ".commands/" + table).utf8)))
-                left += read.keyValues.map { String(decoding: $0.key, as: UTF8.self) }
+        let relay = prefix + ".commands/"
+        let tables = ["invocations/", "endings/"].map { relay + $0 }
+        let isRelayKey: @Sendable (String) -> Bool = { key in tables.contains { key.hasPrefix($0) } }
+        let read = try await etcd.range(.prefix(Array(relay.utf8)))
+        let left = Mutex(Set(read.keyValues.map { String(decoding: $0.key, as: UTF8.self) }.filter(isRelayKey)))
+        guard !left.withLock({ $0.isEmpty }) else { return [] }
+        do {
+            try await withDeadline(timeout, waitingFor: "the relay's keys deleted") {
+                do {
+                    try await etcd.watch(.prefix(Array(relay.utf8)), from: read.revision + 1) { update in
+                        guard case .events(let events) = update else { return }
+                        let cleared = left.withLock { left in
+                            for event in events {
+                                let key = String(decoding: event.keyValue.key, as: UTF8.self)
+                                guard isRelayKey(key) else { continue }
+                                if event.kind == .delete { left.remove(key) } else { left.insert(key) }
+                            }
+                            return left.isEmpty
+                        }
+                        if cleared { throw RelayCleared() }
+                    }
+                } catch is RelayCleared {}
             }
-            if left.isEmpty || clock.now >= deadline { return left }
-            // Polling pace: the deletes are not announced to the test.
-            try await Task.sleep(for: .milliseconds(100))
-        }
+        } catch is DeadlinePassed {}
+        return left.withLock { $0.sorted() }
     }
+
+    /// Ends the watch of ``relayKeysOnceCleared(_:prefix:timeout:)``.
+    private struct RelayCleared: Error {}
 
     /// `Execute` on `client`, again while it is `NoHandler` (another node's
     /// handler is not known there yet), for at most `timeout`.
