@@ -125,33 +125,25 @@ struct ClusterFaultCheckTests {
         let injected = await ledger.tally
         switch fault {
         case .etcdQuorum:
-            try await until("a write is Unavailable after \(fault)", ledger) { $0.unavailable > injected.unavailable }
+            try await until("a write answered Unavailable after \(fault)", ledger) { $0.unavailable > injected.unavailable }
         case .etcdMember, .propdNode, .etcdMemberAndPropdNode:
-            try await until("writes go on after \(fault)", ledger) { $0.acknowledged >= injected.acknowledged + 5 }
+            try await until("five more writes acknowledged after \(fault)", ledger) { $0.acknowledged >= injected.acknowledged + 5 }
         }
         try await Task.sleep(for: hold)  // the fault's own length, drawn from the seed
         try await targets.heal(fault)
         let healed = await ledger.tally
-        try await until("every node acknowledges writes after healing \(fault)", ledger) { tally in
+        try await until("a write acknowledged on every node after healing \(fault)", ledger) { tally in
             (0..<3).allSatisfy { tally.acknowledgedOn[$0, default: 0] > healed.acknowledgedOn[$0, default: 0] }
         }
     }
 
-    /// Waits until the ledger's tally satisfies `condition`, polling it.
+    /// Waits until the ledger's tally satisfies `condition`, woken by each
+    /// attempt it records, for at most `timeout`.
     private func until(
         _ what: String, _ ledger: WriteLedger, timeout: Duration = .seconds(60),
-        _ condition: @Sendable (WriteLedger.Tally) -> Bool
+        _ condition: @escaping @Sendable (WriteLedger.Tally) -> Bool
     ) async throws {
-        let deadline = ContinuousClock.now + timeout
-        while !condition(await ledger.tally) {
-            guard ContinuousClock.now < deadline else { throw RoundTimeout(waitingFor: what) }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-    }
-
-    struct RoundTimeout: Error, CustomStringConvertible {
-        var waitingFor: String
-        var description: String { "timed out waiting until \(waitingFor)" }
+        try await withDeadline(timeout, waitingFor: what) { await ledger.waitUntil(condition) }
     }
 }
 

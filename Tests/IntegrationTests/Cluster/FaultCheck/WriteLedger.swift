@@ -39,6 +39,15 @@ actor WriteLedger {
     private(set) var tally = Tally()
     private(set) var isRunning = true
 
+    /// A round waiting for the tally to satisfy its condition.
+    private struct Waiter {
+        var condition: @Sendable (Tally) -> Bool
+        var continuation: CheckedContinuation<Void, Never>
+    }
+
+    private var waiters: [Int: Waiter] = [:]
+    private var nextWaiter = 0
+
     func record(_ attempt: Attempt) {
         attempts.append(attempt)
         switch attempt.outcome {
@@ -48,8 +57,35 @@ actor WriteLedger {
         case .indeterminate(let reason) where reason.hasPrefix("Unavailable"):
             tally.unavailable += 1
         case .indeterminate, .refused:
-            break
+            return
         }
+        for (id, waiter) in waiters where waiter.condition(tally) {
+            waiters[id] = nil
+            waiter.continuation.resume()
+        }
+    }
+
+    /// Returns once `condition` holds of the tally, checked now and at each
+    /// attempt recorded after; returns at once, whether it holds or not,
+    /// when the waiting task is cancelled (its deadline passed).
+    func waitUntil(_ condition: @escaping @Sendable (Tally) -> Bool) async {
+        if condition(tally) { return }
+        let id = nextWaiter
+        nextWaiter += 1
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                // Registered before the actor is given up: a cancellation's
+                // `cancel(_:)` runs after this and finds it.
+                if Task.isCancelled { return continuation.resume() }
+                waiters[id] = Waiter(condition: condition, continuation: continuation)
+            }
+        } onCancel: {
+            Task { await self.cancel(id) }
+        }
+    }
+
+    private func cancel(_ id: Int) {
+        waiters.removeValue(forKey: id)?.continuation.resume()
     }
 
     func stop() { isRunning = false }
