@@ -24,8 +24,10 @@ struct CommandRelayMemoryTests {
             }
             let configuration = EtcdClient.Configuration(endpoints: try cluster.clientURLs.map { try EtcdEndpoint($0) })
             try await withEtcdClient(configuration) { etcd in
+                // No node dies here: a lease long enough that a loaded
+                // machine's late keep-alive does not end B's announcement.
                 let relays = services.map { _ in
-                    EtcdCommandRelay(etcd: etcd, prefix: prefix, leaseSeconds: 5, logger: Logger(label: "relay"))
+                    EtcdCommandRelay(etcd: etcd, prefix: prefix, leaseSeconds: 30, logger: Logger(label: "relay"))
                 }
                 var runs: [Task<Void, Never>] = []
                 for (relay, service) in zip(relays, services) {
@@ -61,13 +63,16 @@ struct CommandRelayMemoryTests {
                 // end the execution before A has looked for a handler.
                 let commands = ([keys] + burst).map(\.command)
                 let relayA = relays[0]
-                let learned = try? await withDeadline(.seconds(60), waitingFor: "A's relay to learn B's handlers") {
-                    for await _ in relayA.servingChanges() where commands.allSatisfy({ relayA.serves($0) }) {
-                        return true
+                let learnsBsHandlers: @Sendable () async -> Bool = {
+                    let learned = try? await withDeadline(.seconds(60), waitingFor: "A's relay to learn B's handlers") {
+                        for await _ in relayA.servingChanges() where commands.allSatisfy({ relayA.serves($0) }) {
+                            return true
+                        }
+                        return false
                     }
-                    return false
+                    return learned == true
                 }
-                guard learned == true else {
+                guard await learnsBsHandlers() else {
                     Issue.record("A's relay never learned of B's handlers")
                     return
                 }
@@ -100,6 +105,13 @@ struct CommandRelayMemoryTests {
                     return {}
                 }
                 for _ in 0..<5 {
+                    // The relay's path is what is tested, so A must know B's
+                    // handler: should B's lease lapse all the same, A has
+                    // none until B's relay announces them again in a new term.
+                    guard await learnsBsHandlers() else {
+                        Issue.record("A's relay did not learn of B's handlers again")
+                        return
+                    }
                     let ended = await withCheckedContinuation { continuation in
                         services[0].execute(keys, argument: nil, timeout: .milliseconds(1), timer: firesAtOnce) {
                             continuation.resume(returning: $0)
