@@ -136,12 +136,7 @@ public final class EtcdPropertyStorage: PropertyStorage {
     public func submit<T: Sendable>(_ submission: consuming WriteSubmission<T>) {
         let body = submission.body
         let completion = submission.completion
-        guard !isClosed.load(ordering: .acquiring) else {
-            completion(.failure(StoreError.closed))
-            return
-        }
-        let alone = if case .loop(_, alone: true) = submission.origin { true } else { false }
-        let job = WriteJob(ordered: !alone) { transaction in
+        post(from: submission.origin) { transaction in
             do {
                 let value = try body(&transaction)
                 return { outcome in completion(outcome.map { Committed(value: value, changeSet: $0) }) }
@@ -150,21 +145,25 @@ public final class EtcdPropertyStorage: PropertyStorage {
                 return nil
             }
         } refuse: { completion(.failure($0)) }
-        writer.post(.submitted(job))
     }
 
     /// Queues `write` as ``submit(_:)`` queues a submission.
     public func submit(_ write: any QueuedWrite, rollback: WriteRollback, origin: WriteOrigin) {
-        guard !isClosed.load(ordering: .acquiring) else {
-            write.fail(StoreError.closed)
-            return
-        }
-        let alone = if case .loop(_, alone: true) = origin { true } else { false }
-        let job = WriteJob(ordered: !alone) { transaction -> WriteJob.Answer? in
+        post(from: origin) { transaction -> WriteJob.Answer? in
             guard write.run(&transaction) else { return nil }
             return { outcome in write.finish(outcome) }
         } refuse: { error in write.fail(error) }
-        writer.post(.submitted(job))
+    }
+
+    /// Hands a request to the writer, in its place unless its call was
+    /// alone on its loop; refuses it at once when the store is closed.
+    private func post(
+        from origin: WriteOrigin, run: @escaping @Sendable (inout WriteTransaction) -> WriteJob.Answer?,
+        refuse: @escaping @Sendable (any Error) -> Void
+    ) {
+        guard !isClosed.load(ordering: .acquiring) else { return refuse(StoreError.closed) }
+        let alone = if case .loop(_, alone: true) = origin { true } else { false }
+        writer.post(.submitted(WriteJob(ordered: !alone, run: run, refuse: refuse)))
     }
 
     public func onCommit(_ observer: (@Sendable ([ChangeSet]) -> Void)?) {
