@@ -12,10 +12,15 @@ struct ClusterNodeTests {
         let nodes = try await TwoNodes(prefix: "/propd/it")
         let (nodeA, nodeB, clientA, clientB) = (nodes.a, nodes.b, nodes.clientA, nodes.clientB)
 
+        // B's mirror follows etcd a watch's delivery behind A's answer: B
+        // has applied A's first write once a subscriber on B has its event.
+        let applied = EventCollector(clientB.observe(["site.mode"], initial: false))
+        _ = try await applied.synced()
         let first = try await clientA.set(["site.mode": "day"])
+        _ = try await applied.take { events in events.contains { $0.revision == first } }
         let observer = EventCollector(clientB.observe(["site.*"]))
         let synced = try await observer.synced()
-        // B's initial state already has A's first write.
+        // B's initial state, read after that, has A's first write.
         #expect(synced.first == Event(key: "site.mode", kind: .initial, value: "day", revision: first))
 
         var written: [Revision] = []
