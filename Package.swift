@@ -72,11 +72,22 @@ let package = Package(
             ],
             swiftSettings: strictSwift6
         ),
+        // epoll(7), eventfd(2), accept4(2).
+        .systemLibrary(name: "CEpoll"),
+        // SwiftNIO's event loop and stream channel on epoll, below NIO's selector.
+        .target(
+            name: "PropdEpoll",
+            dependencies: [
+                "CEpoll",
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            swiftSettings: strictSwift6
+        ),
         // The wire: NUL framing and org.varlink.service. Nothing propd-specific.
         .target(
             name: "PropdVarlink",
             dependencies: [
-                "PropdJSON",
+                "PropdJSON", "PropdEpoll",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -200,7 +211,7 @@ let package = Package(
         .testTarget(
             name: "PropdVarlinkTests",
             dependencies: [
-                "PropdVarlink", "PropdTestSupport",
+                "PropdVarlink", "PropdEpoll", "PropdTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),

@@ -2,6 +2,7 @@ import Dispatch
 import NIOCore
 import NIOEmbedded
 import NIOPosix
+import PropdEpoll
 import PropdVarlink
 import Synchronization
 import Testing
@@ -51,7 +52,7 @@ import Testing
     }
 
     @Test func postsFromAnotherThreadAllRunOnTheLoopInOrder() async throws {
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let group = try EpollEventLoopGroup(loops: 1, name: "test-loop")
         let loop = group.next()
         let mailbox = LoopMailbox(eventLoop: loop)
         let ran = Mutex<(order: [Int], offLoop: Int)>(([], 0))
@@ -102,8 +103,8 @@ import Testing
         #expect(ran.withLock { $0 } == [1, 2, 3, 4])
     }
 
-    @Test func aScopeHoldsOnlyThePostsOfItsOwnThread() {
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+    @Test func aScopeHoldsOnlyThePostsOfItsOwnThread() throws {
+        let group = try EpollEventLoopGroup(loops: 1, name: "test-loop")
         defer { try? group.syncShutdownGracefully() }
         let mailbox = LoopMailbox(eventLoop: group.next())
         let ran = DispatchSemaphore(value: 0)
@@ -136,7 +137,7 @@ import Testing
     }
 
     @Test func aTaskStartedInAScopeThatPostsAfterTheScopeEndedWakesTheLoopItself() async throws {
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let group = try EpollEventLoopGroup(loops: 1, name: "test-loop")
         let mailbox = LoopMailbox(eventLoop: group.next())
         let (gate, open) = AsyncStream.makeStream(of: Void.self)
         let (ran, signalRan) = AsyncStream.makeStream(of: Void.self)

@@ -117,6 +117,20 @@ final class RawSocket {
         return replies
     }
 
+    /// Reads until `count` bytes have arrived, or the peer closes or
+    /// stays silent past the receive timeout (fewer then).
+    func receive(count: Int) -> [UInt8] {
+        while received.count < count, readMore() {}
+        let taken = Array(received.prefix(count))
+        received.removeFirst(taken.count)
+        return taken
+    }
+
+    /// Ends both directions: the peer sees the connection gone.
+    func shutdown() {
+        _ = Glibc.shutdown(fd, Int32(SHUT_RDWR))
+    }
+
     /// True when the peer has closed the connection (after reading whatever remains).
     func isClosedByPeer() -> Bool {
         while readMore() {}

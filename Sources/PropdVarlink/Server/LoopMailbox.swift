@@ -261,8 +261,8 @@ struct LoopMailboxes: Sendable {
         self.byLoop = byLoop
     }
 
-    /// The loop's mailbox; a loop outside the group (never, with NIO's
-    /// bootstraps) gets one of its own.
+    /// The loop's mailbox; a loop outside the group (never: the listener
+    /// hands connections only to its group's loops) gets one of its own.
     func mailbox(for loop: any EventLoop) -> LoopMailbox {
         byLoop[ObjectIdentifier(loop)] ?? LoopMailbox(eventLoop: loop)
     }

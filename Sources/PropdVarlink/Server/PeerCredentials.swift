@@ -1,4 +1,5 @@
 import NIOCore
+import PropdEpoll
 
 #if canImport(Glibc)
 import Glibc
@@ -19,13 +20,12 @@ extension VarlinkPeerCredentials {
     /// platforms without it (the access rules then see no credentials).
     static func read(from channel: any Channel) -> EventLoopFuture<VarlinkPeerCredentials?> {
         #if os(Linux)
-        guard let provider = channel as? any SocketOptionProvider else {
+        guard let channel = channel as? EpollStreamChannel else {
             return channel.eventLoop.makeSucceededFuture(nil)
         }
-        let future: EventLoopFuture<UnixCredentials> = provider.unsafeGetSocketOption(
-            level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(SO_PEERCRED))
-        return future.map { VarlinkPeerCredentials(pid: $0.pid, uid: $0.uid, gid: $0.gid) }
-            .recover { _ in nil }
+        let credentials = try? channel.socketOption(level: SOL_SOCKET, name: SO_PEERCRED, as: UnixCredentials.self)
+        return channel.loop.makeSucceededFuture(
+            credentials.map { VarlinkPeerCredentials(pid: $0.pid, uid: $0.uid, gid: $0.gid) })
         #else
         return channel.eventLoop.makeSucceededFuture(nil)
         #endif

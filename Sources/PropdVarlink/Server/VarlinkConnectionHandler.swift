@@ -145,7 +145,15 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
         }
         guard phase.takesCalls else { return }
         let held = inbound?.readableBytes ?? 0
-        if held == 0 { inbound = nil }
+        if held == 0 {
+            inbound = nil
+        } else if let kept = inbound, held < kept.capacity / 4 {
+            // The start of a message, at the end of a read: kept in a buffer
+            // of its own size, so that the loop's read buffer, which it
+            // shares, is reused for the next read rather than held (64 KiB).
+            inbound = context.channel.allocator.buffer(capacity: held)
+            inbound?.writeImmutableBuffer(kept)
+        }
         partialMessage(held, context)
     }
 

@@ -1,7 +1,7 @@
 public import Logging
-public import NIOCore
+import NIOCore
 import NIOConcurrencyHelpers
-public import NIOPosix
+public import PropdEpoll
 
 #if canImport(Glibc)
 import Glibc
@@ -48,8 +48,8 @@ public final class VarlinkServer: Sendable {
     public let address: VarlinkBindAddress
     public let configuration: VarlinkServerConfiguration
     let registry: VarlinkRegistry
-    private let group: any EventLoopGroup
-    private let mailboxes: LoopMailboxes
+    /// The loops given at `init`; without them each run starts its own.
+    private let givenLoops: EpollEventLoopGroup?
     /// Incomplete messages of all connections, against ``VarlinkServerConfiguration/maximumPartialMessageBytes``.
     private let partialBudget: VarlinkPartialMessageBudget
     private let logger: Logger
@@ -59,11 +59,15 @@ public final class VarlinkServer: Sendable {
         enum Phase {
             case idle
             case binding
-            case listening(any Channel)
+            case listening(EpollListener)
             case stopped
         }
 
         var phase = Phase.idle
+        /// The loops of the run under way, from its start to its end.
+        var loops: ServingLoops?
+        /// Closes what a graceful shutdown left open, once its time is up.
+        var shutdownTimeout: Scheduled<Void>?
         var shutdownRequested = false
         var listenResult: Result<Void, VarlinkServerError>?
         var listenWaiters: [CheckedContinuation<Void, any Error>] = []
@@ -83,20 +87,21 @@ public final class VarlinkServer: Sendable {
         var connectionsByUser: [UInt32: Int] = [:]
     }
 
+    /// - Parameter eventLoopGroup: The loops connections are served on;
+    ///   without it, each ``run()`` starts one per core and stops them when it ends.
     /// - Throws: ``VarlinkRegistrationError`` when interfaces or methods collide.
     public init(
         address: VarlinkBindAddress,
         info: VarlinkServiceInfo,
         interfaces: [VarlinkInterface],
         configuration: VarlinkServerConfiguration = VarlinkServerConfiguration(),
-        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        eventLoopGroup: EpollEventLoopGroup? = nil,
         logger: Logger
     ) throws(VarlinkRegistrationError) {
         self.address = address
         self.configuration = configuration
         self.registry = try VarlinkRegistry(info: info, interfaces: interfaces)
-        self.group = eventLoopGroup
-        self.mailboxes = LoopMailboxes(eventLoopGroup)
+        self.givenLoops = eventLoopGroup
         self.partialBudget = VarlinkPartialMessageBudget(limit: configuration.maximumPartialMessageBytes)
         self.logger = logger
         state.withLockedValue {
@@ -152,14 +157,25 @@ public final class VarlinkServer: Sendable {
         if alreadyStarted {
             throw VarlinkServerError(code: .alreadyRunning, address: address, reason: "run() called twice")
         }
-        let serverChannel: any Channel
+        let serverChannel: EpollListener
+        let loops: ServingLoops
         do {
-            serverChannel = try await bind().get()
+            loops = try ServingLoops(given: givenLoops)
+        } catch {
+            let failure = VarlinkServerError(code: .cannotListen, address: address, reason: "\(error)")
+            finishListening(.failure(failure))
+            state.withLockedValue { $0.phase = .stopped }
+            throw failure
+        }
+        do {
+            state.withLockedValue { $0.loops = loops }
+            serverChannel = try await bind(on: loops.group).get()
             try applySocketFileMode()
         } catch {
             let failure = VarlinkServerError(code: .cannotListen, address: address, reason: "\(error)")
             finishListening(.failure(failure))
             state.withLockedValue { $0.phase = .stopped }
+            await loops.stopIfStarted()
             throw failure
         }
         let shutdownEarly = state.withLockedValue { state in
@@ -176,7 +192,13 @@ public final class VarlinkServer: Sendable {
         } onCancel: {
             self.closeEverything()
         }
-        state.withLockedValue { $0.phase = .stopped }
+        let shutdownTimeout = state.withLockedValue { state in
+            state.phase = .stopped
+            defer { state.shutdownTimeout = nil }
+            return state.shutdownTimeout
+        }
+        shutdownTimeout?.cancel()
+        await loops.stopIfStarted()
         removeSocketFile()
         logger.info("varlink server stopped", metadata: ["address": "\(address)"])
     }
@@ -186,47 +208,76 @@ public final class VarlinkServer: Sendable {
     /// ``VarlinkServerConfiguration/gracefulShutdownTimeout`` are closed
     /// (live streams end at once: their owners see `onTermination`).
     public func beginGracefulShutdown() {
-        let (serverChannel, connections, refused): ((any Channel)?, [any Channel], [any Channel]) =
+        let timeout = TimeAmount.nanoseconds(configuration.gracefulShutdownTimeout.nanoseconds)
+        let (serverChannel, connections, refused): (EpollListener?, [any Channel], [any Channel]) =
             state.withLockedValue { state in
                 state.shutdownRequested = true
-                guard case .listening(let channel) = state.phase else { return (nil, [], []) }
+                guard case .listening(let channel) = state.phase, state.shutdownTimeout == nil else {
+                    return (nil, [], [])
+                }
+                // Scheduled while the run cannot end (it ends only once the
+                // listener is closed, below, and cancels this under the same
+                // lock before its loops stop): never on a loop that has ended.
+                state.shutdownTimeout = channel.loop.scheduleTask(in: timeout) { [self] in
+                    let left = self.state.withLockedValue { Array($0.connections.values) }
+                    if !left.isEmpty {
+                        logger.info(
+                            "varlink shutdown timeout, closing connections", metadata: ["count": "\(left.count)"])
+                    }
+                    for connection in left { connection.close(promise: nil) }
+                }
                 return (channel, Array(state.connections.values), Array(state.refused.values))
             }
         guard let serverChannel else { return }
-        serverChannel.close(promise: nil)
+        serverChannel.close()
         for connection in connections {
             connection.pipeline.fireUserInboundEventTriggered(ChannelShouldQuiesceEvent())
         }
         // A refused connection has no call to finish.
         for connection in refused { connection.close(promise: nil) }
-        let timeout = TimeAmount.nanoseconds(
-            Int64(configuration.gracefulShutdownTimeout.components.seconds) * 1_000_000_000
-                + configuration.gracefulShutdownTimeout.components.attoseconds / 1_000_000_000)
-        serverChannel.eventLoop.scheduleTask(in: timeout) { [self] in
-            let left = state.withLockedValue { Array($0.connections.values) }
-            if !left.isEmpty {
-                logger.info("varlink shutdown timeout, closing connections", metadata: ["count": "\(left.count)"])
-            }
-            for connection in left { connection.close(promise: nil) }
-        }
     }
 
     // MARK: Listening
 
-    private func bind() -> EventLoopFuture<any Channel> {
-        let bootstrap = ServerBootstrap(group: group)
-            .serverChannelOption(.backlog, value: 256)
-            .childChannelOption(
-                .writeBufferWaterMark,
-                value: .init(low: configuration.outboundLowWaterMark, high: configuration.outboundHighWaterMark)
-            )
-            .childChannelInitializer { [self] channel in initialize(channel) }
+    /// The loops a run serves its connections on, and their mailboxes.
+    private struct ServingLoops: Sendable {
+        let group: EpollEventLoopGroup
+        let mailboxes: LoopMailboxes
+        /// Started by the run (none were given): stopped when it ends.
+        let started: Bool
+
+        init(given: EpollEventLoopGroup?) throws(EpollError) {
+            if let given {
+                group = given
+                started = false
+            } else {
+                group = try EpollEventLoopGroup(loops: System.coreCount, name: "varlink-loop")
+                started = true
+            }
+            mailboxes = LoopMailboxes(group)
+        }
+
+        func stopIfStarted() async {
+            if started { await group.stop() }
+        }
+    }
+
+    private func bind(on group: EpollEventLoopGroup) -> EventLoopFuture<EpollListener> {
+        let fd: Int32
         switch address.value {
         case .path(let path):
-            return bootstrap.bind(unixDomainSocketPath: path, cleanupExistingSocketFile: true)
-        case .activated(let fd):
-            return bootstrap.withBoundSocket(fd)
+            do {
+                fd = try EpollListener.bind(unixDomainSocketPath: path)
+            } catch {
+                return group.nextLoop().makeFailedFuture(error)
+            }
+        case .activated(let activated):
+            fd = activated
         }
+        return EpollListener.listen(
+            on: fd, group: group, backlog: 256,
+            waterMark: .init(low: configuration.outboundLowWaterMark, high: configuration.outboundHighWaterMark)
+        ) { [self] channel in initialize(channel) }
     }
 
     private func applySocketFileMode() throws {
@@ -269,7 +320,8 @@ public final class VarlinkServer: Sendable {
         var labelled = logger
         labelled[metadataKey: "varlink.connection"] = "\(id)"
         let connectionLogger = labelled
-        let mailbox = mailboxes.mailbox(for: channel.eventLoop)
+        guard let loops = state.withLockedValue({ $0.loops }) else { return refuse(channel) }
+        let mailbox = loops.mailboxes.mailbox(for: channel.eventLoop)
         @Sendable func addHandlers(_ peer: VarlinkPeerCredentials?) throws {
             var logger = connectionLogger
             if let peer { logger[metadataKey: "varlink.peer"] = "\(peer)" }
@@ -343,13 +395,13 @@ public final class VarlinkServer: Sendable {
     }
 
     private func closeEverything() {
-        let (serverChannel, connections): ((any Channel)?, [any Channel]) = state.withLockedValue { state in
+        let (serverChannel, connections): (EpollListener?, [any Channel]) = state.withLockedValue { state in
             state.shutdownRequested = true
             let open = Array(state.connections.values) + Array(state.refused.values)
             if case .listening(let channel) = state.phase { return (channel, open) }
             return (nil, open)
         }
-        serverChannel?.close(promise: nil)
+        serverChannel?.close()
         for connection in connections { connection.close(promise: nil) }
     }
 }

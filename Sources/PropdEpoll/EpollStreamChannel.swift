@@ -1,0 +1,391 @@
+import CEpoll
+public import NIOCore
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An accepted stream socket served by an ``EpollEventLoop``: a SwiftNIO
+/// `Channel` whose pipeline is NIO's own, its reads and writes the loop's
+/// `read(2)`, `send(2)` and `sendmsg(2)`.
+///
+/// It keeps NIO's contract for what the pipeline sees: `read()` asks for
+/// the next reads (with `autoRead`, after each burst), a burst ends in
+/// `channelReadComplete`, writes wait for `flush()`, writability follows the
+/// outbound water marks, end of input closes the channel (no half-closure),
+/// and the close runs `channelInactive`, then removes the handlers.
+public final class EpollStreamChannel: Channel, ChannelCore, @unchecked Sendable {
+    // @unchecked: everything but `active`, `writable` (Atomics) and the
+    // constants is touched only on `loop` (ChannelCore's calls are made
+    // there by the pipeline; `ready` by the loop itself); `_pipeline` is
+    // set once, in `init`, before the channel is shared.
+    public let loop: EpollEventLoop
+    private let fd: Int32
+    // Set once, at the end of `init` (a pipeline needs its channel).
+    private var _pipeline: ChannelPipeline!
+    private let closePromise: EventLoopPromise<Void>
+    private let active = Atomic<Bool>(false)
+    private let writable = Atomic<Bool>(true)
+
+    private var open = true
+    private var autoRead = true
+    private var readPending = false
+    private var waterMark: ChannelOptions.Types.WriteBufferWaterMark
+    /// What the loop watches the descriptor for (once `registered`).
+    private var interest: UInt32 = 0
+    private var registered = false
+
+    private struct PendingWrite {
+        var bytes: ByteBuffer
+        let promise: EventLoopPromise<Void>?
+    }
+
+    private var pending = CircularBuffer<PendingWrite>(initialCapacity: 4)
+    /// How many of `pending`, from its front, have been flushed.
+    private var flushedCount = 0
+    private var pendingBytes = 0
+
+    /// Wraps `fd`, a connected non-blocking stream socket the channel now owns.
+    init(fd: Int32, loop: EpollEventLoop, waterMark: ChannelOptions.Types.WriteBufferWaterMark) {
+        self.fd = fd
+        self.loop = loop
+        self.waterMark = waterMark
+        closePromise = loop.makePromise(of: Void.self)
+        _pipeline = ChannelPipeline(channel: self)
+    }
+
+    /// Registers the channel with its loop and starts it: `channelRegistered`,
+    /// `channelActive`, then a `read()` if `autoRead`. On the loop.
+    func activate() {
+        guard open else { return }
+        do {
+            try loop.register(fd, events: interest, handler: self)
+            registered = true
+        } catch {
+            close0(error: error, mode: .all, promise: nil)
+            return
+        }
+        pipeline.syncOperations.fireChannelRegistered()
+        active.store(true, ordering: .relaxed)
+        pipeline.syncOperations.fireChannelActive()
+        if open, autoRead { pipeline.syncOperations.read() }
+    }
+
+    // MARK: Channel
+
+    public var pipeline: ChannelPipeline { _pipeline }
+
+    public var _channelCore: any ChannelCore { self }
+    public var eventLoop: any EventLoop { loop }
+    public let allocator = ByteBufferAllocator()
+    public var closeFuture: EventLoopFuture<Void> { closePromise.futureResult }
+    public var localAddress: SocketAddress? { nil }
+    public var remoteAddress: SocketAddress? { nil }
+    public var parent: (any Channel)? { nil }
+    public var isWritable: Bool { writable.load(ordering: .relaxed) }
+    public var isActive: Bool { active.load(ordering: .relaxed) }
+
+    public var syncOptions: (any NIOSynchronousChannelOptions)? { SynchronousOptions(channel: self) }
+
+    /// The options set and read at once, on the loop.
+    private struct SynchronousOptions: NIOSynchronousChannelOptions {
+        let channel: EpollStreamChannel
+
+        func setOption<Option: ChannelOption>(_ option: Option, value: Option.Value) throws {
+            channel.loop.preconditionInEventLoop()
+            try channel.setOption0(option, value: value)
+        }
+
+        func getOption<Option: ChannelOption>(_ option: Option) throws -> Option.Value {
+            channel.loop.preconditionInEventLoop()
+            return try channel.getOption0(option)
+        }
+    }
+
+    public func setOption<Option: ChannelOption>(_ option: Option, value: Option.Value) -> EventLoopFuture<Void> {
+        if loop.inEventLoop { return loop.makeCompletedFuture { try setOption0(option, value: value) } }
+        return loop.submit { try self.setOption0(option, value: value) }
+    }
+
+    public func getOption<Option: ChannelOption>(_ option: Option) -> EventLoopFuture<Option.Value> {
+        if loop.inEventLoop { return loop.makeCompletedFuture { try getOption0(option) } }
+        return loop.submit { try self.getOption0(option) }
+    }
+
+    fileprivate func setOption0<Option: ChannelOption>(_ option: Option, value: Option.Value) throws {
+        switch value {
+        case let on as Bool where option is ChannelOptions.Types.AutoReadOption:
+            let wasOn = autoRead
+            autoRead = on
+            if on, !wasOn, open { read0() }
+        case let mark as ChannelOptions.Types.WriteBufferWaterMark
+        where option is ChannelOptions.Types.WriteBufferWaterMarkOption:
+            waterMark = mark
+        case let allowed as Bool where option is ChannelOptions.Types.AllowRemoteHalfClosureOption:
+            if allowed { throw ChannelError.operationUnsupported }
+        default:
+            throw ChannelError.operationUnsupported
+        }
+    }
+
+    fileprivate func getOption0<Option: ChannelOption>(_ option: Option) throws -> Option.Value {
+        let value: Any
+        switch option {
+        case is ChannelOptions.Types.AutoReadOption: value = autoRead
+        case is ChannelOptions.Types.WriteBufferWaterMarkOption: value = waterMark
+        case is ChannelOptions.Types.AllowRemoteHalfClosureOption: value = false
+        case is ChannelOptions.Types.BufferedWritableBytesOption: value = pendingBytes
+        default: throw ChannelError.operationUnsupported
+        }
+        guard let typed = value as? Option.Value else { throw ChannelError.operationUnsupported }
+        return typed
+    }
+
+    // MARK: ChannelCore
+
+    public func localAddress0() throws -> SocketAddress { throw ChannelError.operationUnsupported }
+    public func remoteAddress0() throws -> SocketAddress { throw ChannelError.operationUnsupported }
+
+    public func register0(promise: EventLoopPromise<Void>?) { promise?.succeed() }
+
+    public func registerAlreadyConfigured0(promise: EventLoopPromise<Void>?) { promise?.succeed() }
+
+    public func bind0(to: SocketAddress, promise: EventLoopPromise<Void>?) {
+        promise?.fail(ChannelError.operationUnsupported)
+    }
+
+    public func connect0(to: SocketAddress, promise: EventLoopPromise<Void>?) {
+        promise?.fail(ChannelError.operationUnsupported)
+    }
+
+    public func write0(_ data: NIOAny, promise: EventLoopPromise<Void>?) {
+        guard open else {
+            promise?.fail(ChannelError.ioOnClosedChannel)
+            return
+        }
+        let bytes = unwrapData(data, as: ByteBuffer.self)
+        pending.append(PendingWrite(bytes: bytes, promise: promise))
+        pendingBytes += bytes.readableBytes
+        if pendingBytes > waterMark.high, writable.load(ordering: .relaxed) {
+            writable.store(false, ordering: .relaxed)
+            pipeline.syncOperations.fireChannelWritabilityChanged()
+        }
+    }
+
+    public func flush0() {
+        guard open else { return }
+        flushedCount = pending.count
+        if interest & EPOLLOUT.rawValue == 0 { writeFlushed() }
+    }
+
+    public func read0() {
+        guard open else { return }
+        readPending = true
+        watch(interest | EPOLLIN.rawValue)
+    }
+
+    public func close0(error: any Error, mode: CloseMode, promise: EventLoopPromise<Void>?) {
+        guard mode == .all else {
+            promise?.fail(ChannelError.operationUnsupported)
+            return
+        }
+        guard open else {
+            promise?.fail(ChannelError.alreadyClosed)
+            return
+        }
+        open = false
+        let wasActive = active.exchange(false, ordering: .relaxed)
+        if registered { loop.deregister(fd) }
+        Glibc.close(fd)
+        let failed = pending
+        pending.removeAll()
+        flushedCount = 0
+        pendingBytes = 0
+        for write in failed { write.promise?.fail(ChannelError.ioOnClosedChannel) }
+        promise?.succeed()
+        if wasActive {
+            pipeline.syncOperations.fireChannelInactive()
+            pipeline.syncOperations.fireChannelUnregistered()
+        }
+        // As NIO's own channels: the handlers leave in a later task, after
+        // what the close's callbacks queued.
+        loop.execute { [self] in
+            removeHandlers(pipeline: pipeline)
+            closePromise.succeed()
+        }
+    }
+
+    public func triggerUserOutboundEvent0(_ event: Any, promise: EventLoopPromise<Void>?) {
+        promise?.fail(ChannelError.operationUnsupported)
+    }
+
+    public func channelRead0(_ data: NIOAny) {}
+
+    public func errorCaught0(error: any Error) {}
+
+    // MARK: I/O
+
+    private func watch(_ events: UInt32) {
+        guard events != interest, open else { return }
+        interest = events
+        if registered { loop.modify(fd, events: events) }
+    }
+
+    private func readable() {
+        guard readPending else {
+            // Reads are held (the pipeline asked for none): stop watching
+            // until it asks, or the loop would be woken for them again and again.
+            watch(interest & ~EPOLLIN.rawValue)
+            return
+        }
+        readPending = false
+        var reads = 0
+        var ended: (any Error)?
+        while open {
+            loop.readBuffer.clear()
+            let count = loop.readBuffer.withUnsafeMutableWritableBytes { space in
+                Glibc.read(fd, space.baseAddress, space.count)
+            }
+            if count > 0 {
+                loop.readBuffer.moveWriterIndex(forwardBy: count)
+                reads += 1
+                pipeline.syncOperations.fireChannelRead(NIOAny(loop.readBuffer))
+                // A read that did not fill the buffer took what there was.
+                if count < EpollEventLoop.readSize || reads == Self.readsPerTick { break }
+            } else if count == 0 {
+                ended = ChannelError.eof
+                break
+            } else if errno == EINTR {
+                continue
+            } else if errno == EAGAIN || errno == EWOULDBLOCK {
+                break
+            } else {
+                let error = IOError(errnoCode: errno, reason: "read(2)")
+                ended = error
+                pipeline.syncOperations.fireErrorCaught(error)
+                break
+            }
+        }
+        guard open else { return }
+        if reads > 0 { pipeline.syncOperations.fireChannelReadComplete() }
+        if let ended {
+            close0(error: ended, mode: .all, promise: nil)
+        } else if open, autoRead {
+            pipeline.syncOperations.read()
+        }
+        if open, !readPending { watch(interest & ~EPOLLIN.rawValue) }
+    }
+
+    /// Reads of one readiness, as NIO's `maxMessagesPerRead`: a connection
+    /// that never drains does not starve its loop's others.
+    private static let readsPerTick = 4
+
+    /// Writes what is flushed until it is all written or the socket is full.
+    private func writeFlushed() {
+        while open, flushedCount > 0 {
+            let count: Int
+            if flushedCount == 1 {
+                count = pending[pending.startIndex].bytes.withUnsafeReadableBytes { bytes in
+                    bytes.isEmpty ? 0 : send(fd, bytes.baseAddress, bytes.count, Self.sendFlags)
+                }
+            } else {
+                count = writeVectored()
+            }
+            if count < 0 {
+                if errno == EINTR { continue }
+                if errno == EAGAIN || errno == EWOULDBLOCK {
+                    watch(interest | EPOLLOUT.rawValue)
+                    return
+                }
+                let error = IOError(errnoCode: errno, reason: "send(2)")
+                pipeline.syncOperations.fireErrorCaught(error)
+                close0(error: error, mode: .all, promise: nil)
+                return
+            }
+            consume(count)
+        }
+        guard open else { return }
+        watch(interest & ~EPOLLOUT.rawValue)
+        if pendingBytes < waterMark.low, !writable.load(ordering: .relaxed) {
+            writable.store(true, ordering: .relaxed)
+            pipeline.syncOperations.fireChannelWritabilityChanged()
+        }
+    }
+
+    /// `sendmsg(2)` of up to 64 flushed buffers.
+    private func writeVectored() -> Int {
+        let count = min(flushedCount, Self.vectorLength)
+        return withUnsafeTemporaryAllocation(of: iovec.self, capacity: count) { vectors in
+            // The buffers stay in `pending`, so their storage outlives the call.
+            var index = 0
+            for offset in 0..<count {
+                pending[pending.index(pending.startIndex, offsetBy: offset)].bytes.withUnsafeReadableBytes { bytes in
+                    vectors[index] = iovec(iov_base: UnsafeMutableRawPointer(mutating: bytes.baseAddress), iov_len: bytes.count)
+                }
+                index += 1
+            }
+            var message = msghdr()
+            message.msg_iov = vectors.baseAddress
+            message.msg_iovlen = count
+            return sendmsg(fd, &message, Self.sendFlags)
+        }
+    }
+
+    private static let vectorLength = 64
+
+    /// A peer that has gone gets EPIPE, not SIGPIPE (which would end the daemon).
+    private static let sendFlags = Int32(MSG_NOSIGNAL)
+
+    /// Drops `count` written bytes from the front, completing each write
+    /// written whole.
+    private func consume(_ count: Int) {
+        var left = count
+        pendingBytes -= count
+        while flushedCount > 0 {
+            let size = pending[pending.startIndex].bytes.readableBytes
+            guard size <= left else {
+                pending[pending.startIndex].bytes.moveReaderIndex(forwardBy: left)
+                return
+            }
+            left -= size
+            let write = pending.removeFirst()
+            flushedCount -= 1
+            write.promise?.succeed()
+            guard open else { return }
+        }
+    }
+}
+
+extension EpollStreamChannel: EpollReadinessHandler {
+    func loopEnding() {
+        close0(error: EventLoopError.shutdown, mode: .all, promise: nil)
+    }
+
+    func ready(_ events: UInt32) {
+        if events & (EPOLLERR.rawValue | EPOLLHUP.rawValue) != 0, !readPending {
+            // The peer is gone both ways and nothing is to be read: its
+            // calls can have no answer.
+            close0(error: ChannelError.eof, mode: .all, promise: nil)
+            return
+        }
+        if events & EPOLLOUT.rawValue != 0 { writeFlushed() }
+        if open, events & (EPOLLIN.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0 { readable() }
+    }
+}
+
+extension EpollStreamChannel {
+    /// `getsockopt(2)` of the socket, on the loop: `Value` must be the
+    /// option's C type (as `struct ucred` for `SO_PEERCRED`).
+    public func socketOption<Value: BitwiseCopyable>(level: Int32, name: Int32, as: Value.Type) throws -> Value {
+        try withUnsafeTemporaryAllocation(of: Value.self, capacity: 1) { space in
+            let raw = UnsafeMutableRawBufferPointer(space)
+            raw.initializeMemory(as: UInt8.self, repeating: 0)
+            var length = socklen_t(MemoryLayout<Value>.size)
+            guard getsockopt(fd, level, name, raw.baseAddress, &length) == 0 else {
+                throw IOError(errnoCode: errno, reason: "getsockopt(2)")
+            }
+            return raw.load(as: Value.self)
+        }
+    }
+}

@@ -1,0 +1,230 @@
+import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+import PropdEpoll
+import Synchronization
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The transport the Varlink server runs on: SwiftNIO's loop and channel
+/// contracts, kept on epoll, over real Unix sockets.
+@Suite struct EpollTransportTests {
+    // MARK: The loop
+
+    @Test func tasksFromOtherThreadsRunOnTheLoopInOrder() async throws {
+        let group = try EpollEventLoopGroup(loops: 1, name: "test-loop")
+        let loop = group.nextLoop()
+        #expect(!loop.inEventLoop)
+        let seen = Mutex<[Int]>([])
+        let futures = (0..<100).map { index in
+            loop.submit {
+                #expect(loop.inEventLoop)
+                seen.withLock { $0.append(index) }
+            }
+        }
+        for future in futures { try await future.get() }
+        #expect(seen.withLock { $0 } == Array(0..<100))
+        await group.stop()
+    }
+
+    @Test func aTimerRunsAtItsDeadlineAndACancelledOneNever() async throws {
+        let group = try EpollEventLoopGroup(loops: 1, name: "test-loop")
+        let loop = group.nextLoop()
+        let start = NIODeadline.now()
+        let cancelled = loop.scheduleTask(in: .milliseconds(20)) { Issue.record("a cancelled timer ran") }
+        let fired = loop.scheduleTask(in: .milliseconds(50)) { NIODeadline.now() }
+        cancelled.cancel()
+        await #expect(throws: EventLoopError.cancelled) { try await cancelled.futureResult.get() }
+        let firedAt = try await withTimeout { try await fired.futureResult.get() }
+        #expect(firedAt - start >= .milliseconds(50))
+        // The loop still runs tasks once its timers are gone.
+        try await loop.submit {}.get()
+        await group.stop()
+    }
+
+    @Test func aTimerStillPendingWhenTheLoopStopsFailsItsWaiter() async throws {
+        let group = try EpollEventLoopGroup(loops: 1, name: "test-loop")
+        let pending = group.nextLoop().scheduleTask(in: .hours(1)) {}
+        let outcome = Mutex<Result<Void, any Error>?>(nil)
+        pending.futureResult.whenComplete { result in outcome.withLock { $0 = result } }
+        await group.stop()
+        #expect(throws: EventLoopError.shutdown) { try outcome.withLock { $0 }?.get() }
+        #expect(outcome.withLock { $0 } != nil)
+    }
+
+    // MARK: Channels
+
+    @Test func aConnectionEchoesWhatItReadsAndClosesWhenThePeerLeaves() async throws {
+        let server = try EchoServer()
+        let client = try RawSocket(path: server.path)
+        let message = String(repeating: "0123456789", count: 20_000)
+        client.send(message)
+        #expect(client.receive(count: message.utf8.count) == Array(message.utf8))
+        let credentials = try await server.next { if case .active = $0 { true } else { false } }
+        #expect(credentials == .active(uid: getuid(), pid: getpid()))
+        client.shutdown()
+        _ = try await server.next { $0 == .inactive }
+        _ = try await server.next { $0 == .removed }
+        await server.stop()
+    }
+
+    @Test func aConnectionStillOpenWhenItsLoopsStopIsClosed() async throws {
+        let server = try EchoServer()
+        let client = try RawSocket(path: server.path)
+        _ = try await server.next { if case .active = $0 { true } else { false } }
+        await server.group.stop()
+        _ = try await server.next { $0 == .inactive }
+        _ = try await server.next { $0 == .removed }
+        #expect(client.isClosedByPeer())
+        // The listener is closed too: nobody is accepting on its socket.
+        #expect(throws: POSIXError(.ECONNREFUSED)) { try RawSocket(path: server.path) }
+        unlink(server.path)
+    }
+
+    @Test func aPeerThatDoesNotReadMakesTheChannelUnwritableUntilItReads() async throws {
+        // More than the socket's buffers and the high-water mark together,
+        // written to the client as it connects.
+        let size = 4 * 1024 * 1024
+        let server = try EchoServer(waterMark: .init(low: 4 * 1024, high: 64 * 1024), greeting: size)
+        let client = try RawSocket(path: server.path)
+        _ = try await server.next { $0 == .writable(false) }
+        let received = client.receive(count: size)
+        #expect(received.count == size && received.allSatisfy { $0 == UInt8(ascii: "g") })
+        _ = try await server.next { $0 == .writable(true) }
+        await server.stop()
+    }
+
+    @Test func heldReadsLeaveBytesUnreadUntilAskedFor() async throws {
+        let server = try EchoServer(autoRead: false)
+        let client = try RawSocket(path: server.path)
+        client.send("held")
+        _ = try await server.next { if case .active = $0 { true } else { false } }
+        let channel = try #require(server.channels.withLockedValue { $0.first })
+        // Nothing was asked for: the loop must not read.
+        try await channel.eventLoop.submit {}.get()
+        #expect(server.read.withLockedValue { $0 } == 0)
+        channel.read()
+        #expect(client.receive(count: 4) == Array("held".utf8))
+        await server.stop()
+    }
+
+    @Test func aPeerGoneWhileReadsAreHeldClosesTheChannel() async throws {
+        let server = try EchoServer(autoRead: false)
+        let client = try RawSocket(path: server.path)
+        _ = try await server.next { if case .active = $0 { true } else { false } }
+        client.send("unread")
+        client.shutdown()
+        _ = try await server.next { $0 == .inactive }
+        await server.stop()
+    }
+}
+
+/// What ``EventLog`` saw, in order.
+private enum ChannelEvent: Equatable, Sendable {
+    case active(uid: UInt32, pid: Int32)
+    case writable(Bool)
+    case inactive
+    case removed
+}
+
+/// A listener on its own group whose connections echo what they read.
+private final class EchoServer: Sendable {
+    let path = temporarySocketPath()
+    let group: EpollEventLoopGroup
+    let listener: EpollListener
+    let events: AsyncStream<ChannelEvent>
+    let channels = NIOLockedValueBox<[any Channel]>([])
+    let read = NIOLockedValueBox(0)
+
+    init(
+        waterMark: ChannelOptions.Types.WriteBufferWaterMark = .init(low: 32 * 1024, high: 64 * 1024),
+        autoRead: Bool = true, greeting: Int = 0
+    ) throws {
+        group = try EpollEventLoopGroup(loops: 2, name: "test-loop")
+        let (events, sink) = AsyncStream.makeStream(of: ChannelEvent.self)
+        self.events = events
+        let fd = try EpollListener.bind(unixDomainSocketPath: path)
+        let channels = self.channels
+        let read = self.read
+        let listening = EpollListener.listen(on: fd, group: group, backlog: 16, waterMark: waterMark) { channel in
+            channels.withLockedValue { $0.append(channel) }
+            return channel.eventLoop.makeCompletedFuture {
+                try channel.syncOptions?.setOption(ChannelOptions.autoRead, value: autoRead)
+                try channel.pipeline.syncOperations.addHandler(EchoHandler(sink: sink, read: read, greeting: greeting))
+            }
+        }
+        listener = try listening.wait()
+    }
+
+    /// The first event from now on that `matches`, within a deadline.
+    func next(_ matches: @escaping @Sendable (ChannelEvent) -> Bool) async throws -> ChannelEvent? {
+        let events = self.events
+        return try await withTimeout { await events.first(where: matches) }
+    }
+
+    func stop() async {
+        listener.close()
+        try? await listener.closeFuture.get()
+        for channel in channels.withLockedValue({ $0 }) { try? await channel.close() }
+        await group.stop()
+        unlink(path)
+    }
+}
+
+private final class EchoHandler: ChannelDuplexHandler, Sendable {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    let sink: AsyncStream<ChannelEvent>.Continuation
+    let read: NIOLockedValueBox<Int>
+    /// Bytes written to the peer as soon as it is connected.
+    let greeting: Int
+
+    init(sink: AsyncStream<ChannelEvent>.Continuation, read: NIOLockedValueBox<Int>, greeting: Int) {
+        self.sink = sink
+        self.read = read
+        self.greeting = greeting
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        struct UnixCredentials { var pid: Int32 = 0; var uid: UInt32 = 0; var gid: UInt32 = 0 }
+        if let channel = context.channel as? EpollStreamChannel,
+            let peer = try? channel.socketOption(level: SOL_SOCKET, name: SO_PEERCRED, as: UnixCredentials.self)
+        {
+            sink.yield(.active(uid: peer.uid, pid: peer.pid))
+        }
+        var left = greeting
+        while left > 0 {
+            let chunk = min(left, 64 * 1024)
+            context.write(wrapOutboundOut(ByteBuffer(repeating: UInt8(ascii: "g"), count: chunk)), promise: nil)
+            left -= chunk
+        }
+        if greeting > 0 { context.flush() }
+        context.fireChannelActive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        read.withLockedValue { $0 += unwrapInboundIn(data).readableBytes }
+        context.write(data, promise: nil)
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        context.flush()
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        sink.yield(.writable(context.channel.isWritable))
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        sink.yield(.inactive)
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        sink.yield(.removed)
+    }
+}
