@@ -23,6 +23,8 @@ let package = Package(
         // Only for the SQLite amalgamation it vendors and compiles (see Sources/CSQLite).
         .package(url: "https://github.com/vapor/sqlite-nio", from: "1.13.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        // Heap, for the epoll loops' timers.
+        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
@@ -80,6 +82,7 @@ let package = Package(
             dependencies: [
                 "CEpoll",
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "HeapModule", package: "swift-collections"),
             ],
             swiftSettings: strictSwift6
         ),
