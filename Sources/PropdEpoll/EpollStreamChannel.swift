@@ -244,8 +244,10 @@ public final class EpollStreamChannel: Channel, ChannelCore, @unchecked Sendable
         var ended: (any Error)?
         while open {
             loop.readBuffer.clear()
-            let count = loop.readBuffer.withUnsafeMutableWritableBytes { space in
-                Glibc.read(fd, space.baseAddress, space.count)
+            // errno read at once, before anything else can change it.
+            let (count, failure) = loop.readBuffer.withUnsafeMutableWritableBytes { space in
+                let count = Glibc.read(fd, space.baseAddress, space.count)
+                return (count, count < 0 ? errno : 0)
             }
             if count > 0 {
                 loop.readBuffer.moveWriterIndex(forwardBy: count)
@@ -256,12 +258,12 @@ public final class EpollStreamChannel: Channel, ChannelCore, @unchecked Sendable
             } else if count == 0 {
                 ended = ChannelError.eof
                 break
-            } else if errno == EINTR {
+            } else if failure == EINTR {
                 continue
-            } else if errno == EAGAIN || errno == EWOULDBLOCK {
+            } else if failure == EAGAIN || failure == EWOULDBLOCK {
                 break
             } else {
-                let error = IOError(errnoCode: errno, reason: "read(2)")
+                let error = IOError(errnoCode: failure, reason: "read(2)")
                 ended = error
                 pipeline.syncOperations.fireErrorCaught(error)
                 break
@@ -284,21 +286,22 @@ public final class EpollStreamChannel: Channel, ChannelCore, @unchecked Sendable
     /// Writes what is flushed until it is all written or the socket is full.
     private func writeFlushed() {
         while open, flushedCount > 0 {
-            let count: Int
+            let (count, failure): (Int, Int32)
             if flushedCount == 1 {
-                count = pending[pending.startIndex].bytes.withUnsafeReadableBytes { bytes in
-                    bytes.isEmpty ? 0 : send(fd, bytes.baseAddress, bytes.count, Self.sendFlags)
+                (count, failure) = pending[pending.startIndex].bytes.withUnsafeReadableBytes { bytes in
+                    let count = bytes.isEmpty ? 0 : send(fd, bytes.baseAddress, bytes.count, Self.sendFlags)
+                    return (count, count < 0 ? errno : 0)
                 }
             } else {
-                count = writeVectored()
+                (count, failure) = writeVectored()
             }
             if count < 0 {
-                if errno == EINTR { continue }
-                if errno == EAGAIN || errno == EWOULDBLOCK {
+                if failure == EINTR { continue }
+                if failure == EAGAIN || failure == EWOULDBLOCK {
                     watch(interest | EPOLLOUT.rawValue)
                     return
                 }
-                let error = IOError(errnoCode: errno, reason: "send(2)")
+                let error = IOError(errnoCode: failure, reason: "send(2)")
                 pipeline.syncOperations.fireErrorCaught(error)
                 close0(error: error, mode: .all, promise: nil)
                 return
@@ -313,8 +316,9 @@ public final class EpollStreamChannel: Channel, ChannelCore, @unchecked Sendable
         }
     }
 
-    /// `sendmsg(2)` of up to 64 flushed buffers.
-    private func writeVectored() -> Int {
+    /// `sendmsg(2)` of up to 64 flushed buffers: the bytes sent, and errno
+    /// when none were.
+    private func writeVectored() -> (Int, Int32) {
         let count = min(flushedCount, Self.vectorLength)
         return withUnsafeTemporaryAllocation(of: iovec.self, capacity: count) { vectors in
             // The buffers stay in `pending`, so their storage outlives the call.
@@ -328,7 +332,8 @@ public final class EpollStreamChannel: Channel, ChannelCore, @unchecked Sendable
             var message = msghdr()
             message.msg_iov = vectors.baseAddress
             message.msg_iovlen = count
-            return sendmsg(fd, &message, Self.sendFlags)
+            let count = sendmsg(fd, &message, Self.sendFlags)
+            return (count, count < 0 ? errno : 0)
         }
     }
 
