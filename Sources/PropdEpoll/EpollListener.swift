@@ -1,6 +1,5 @@
 import CEpoll
 public import NIOCore
-import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -16,6 +15,7 @@ public final class EpollListener: @unchecked Sendable {
     private let group: EpollEventLoopGroup
     private let waterMark: ChannelOptions.Types.WriteBufferWaterMark
     private let initialize: @Sendable (EpollStreamChannel) -> EventLoopFuture<Void>
+    private let acceptFailed: @Sendable (IOError) -> Void
     private let closePromise: EventLoopPromise<Void>
     private var open = true
     private var pausedUntilRetry = false
@@ -26,20 +26,34 @@ public final class EpollListener: @unchecked Sendable {
     /// Listens on `fd`, a bound stream socket (`listen(2)` is called here),
     /// and serves each accepted connection on `group`'s loops in turn:
     /// `initialize` adds its handlers, then it is registered and made active.
+    /// The listener owns `fd` from here on, and closes it if it cannot listen.
+    /// When `accept(2)` fails for want of descriptors or memory, the
+    /// listener tells `acceptFailed` and accepts again 100 ms later (the
+    /// connections meanwhile wait in the listen queue).
     public static func listen(
         on fd: Int32, group: EpollEventLoopGroup, backlog: Int32,
         waterMark: ChannelOptions.Types.WriteBufferWaterMark,
+        acceptFailed: @escaping @Sendable (IOError) -> Void = { _ in },
         initialize: @escaping @Sendable (EpollStreamChannel) -> EventLoopFuture<Void>
     ) -> EventLoopFuture<EpollListener> {
         let loop = group.nextLoop()
         return loop.submit {
             let flags = fcntl(fd, F_GETFL)
             guard flags >= 0, fcntl(fd, F_SETFL, flags | O_NONBLOCK) == 0, Glibc.listen(fd, backlog) == 0 else {
-                throw IOError(errnoCode: errno, reason: "listen(2)")
+                let error = errno
+                Glibc.close(fd)
+                throw IOError(errnoCode: error, reason: "listen(2)")
             }
             let listener = EpollListener(
-                fd: fd, loop: loop, group: group, waterMark: waterMark, initialize: initialize)
-            try loop.register(fd, events: EPOLLIN.rawValue, handler: listener)
+                fd: fd, loop: loop, group: group, waterMark: waterMark, acceptFailed: acceptFailed,
+                initialize: initialize)
+            do {
+                try loop.register(fd, events: EPOLLIN.rawValue, handler: listener)
+            } catch {
+                Glibc.close(fd)
+                listener.closePromise.fail(error)
+                throw error
+            }
             return listener
         }
     }
@@ -66,12 +80,14 @@ public final class EpollListener: @unchecked Sendable {
     private init(
         fd: Int32, loop: EpollEventLoop, group: EpollEventLoopGroup,
         waterMark: ChannelOptions.Types.WriteBufferWaterMark,
+        acceptFailed: @escaping @Sendable (IOError) -> Void,
         initialize: @escaping @Sendable (EpollStreamChannel) -> EventLoopFuture<Void>
     ) {
         self.fd = fd
         self.loop = loop
         self.group = group
         self.waterMark = waterMark
+        self.acceptFailed = acceptFailed
         self.initialize = initialize
         closePromise = loop.makePromise(of: Void.self)
     }
@@ -96,14 +112,15 @@ public final class EpollListener: @unchecked Sendable {
                 serve(connection)
                 continue
             }
-            switch errno {
+            let failure = errno
+            switch failure {
             case EINTR, ECONNABORTED: continue
             case EAGAIN, EWOULDBLOCK: return
             default:
                 // Out of descriptors (EMFILE, ENFILE) or memory: the pending
                 // connection stays queued, and the listener is not watched
                 // for a while, or its readiness would spin the loop.
-                pause()
+                pause(after: IOError(errnoCode: failure, reason: "accept4(2)"))
                 return
             }
         }
@@ -113,9 +130,10 @@ public final class EpollListener: @unchecked Sendable {
     /// the loop's connections.
     private static let acceptsPerTick = 64
 
-    private func pause() {
+    private func pause(after failure: IOError) {
         guard !pausedUntilRetry else { return }
         pausedUntilRetry = true
+        acceptFailed(failure)
         loop.modify(fd, events: 0)
         _ = loop.scheduleTask(in: .milliseconds(100)) { [self] in
             pausedUntilRetry = false

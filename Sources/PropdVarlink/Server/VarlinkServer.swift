@@ -274,9 +274,15 @@ public final class VarlinkServer: Sendable {
         case .activated(let activated):
             fd = activated
         }
+        let logger = self.logger
         return EpollListener.listen(
             on: fd, group: group, backlog: 256,
-            waterMark: .init(low: configuration.outboundLowWaterMark, high: configuration.outboundHighWaterMark)
+            waterMark: .init(low: configuration.outboundLowWaterMark, high: configuration.outboundHighWaterMark),
+            acceptFailed: { error in
+                logger.warning(
+                    "varlink server cannot accept connections, accepting again in 100 ms",
+                    metadata: ["error": "\(error)"])
+            }
         ) { [self] channel in initialize(channel) }
     }
 
