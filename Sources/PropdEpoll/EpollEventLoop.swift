@@ -140,11 +140,13 @@ public final class EpollEventLoop: EventLoop, @unchecked Sendable {
     public func makeIterator() -> EventLoopIterator { EventLoopIterator([self]) }
 
     public func shutdownGracefully(queue: DispatchQueue, _ callback: @escaping @Sendable ((any Error)?) -> Void) {
-        let wake = shared.withLock { state in
+        let (wake, ended) = shared.withLock { state in
+            if state.ended { return (false, true) }
             state.stopping = true
             state.shutdownCallbacks.append { error in queue.async { callback(error) } }
-            return state.wakeRequired()
+            return (state.wakeRequired(), false)
         }
+        if ended { queue.async { callback(nil) } }
         if wake { writeWakeup() }
     }
 

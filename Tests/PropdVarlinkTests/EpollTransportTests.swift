@@ -55,6 +55,12 @@ import Glibc
         #expect(outcome.withLock { $0 } != nil)
     }
 
+    @Test func aShutdownAfterTheLoopsEndedIsAnsweredAtOnce() async throws {
+        let group = try EpollEventLoopGroup(loops: 2, name: "test-loop")
+        try await group.shutdownGracefully()
+        try await withTimeout { try await group.shutdownGracefully() }
+    }
+
     // MARK: Channels
 
     @Test func aConnectionEchoesWhatItReadsAndClosesWhenThePeerLeaves() async throws {
