@@ -2,6 +2,7 @@ import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
 import PropdEpoll
+@testable import PropdVarlink
 import Synchronization
 import Testing
 
@@ -197,11 +198,9 @@ private final class EchoHandler: ChannelDuplexHandler, Sendable {
     }
 
     func channelActive(context: ChannelHandlerContext) {
-        struct UnixCredentials { var pid: Int32 = 0; var uid: UInt32 = 0; var gid: UInt32 = 0 }
-        if let channel = context.channel as? EpollStreamChannel,
-            let peer = try? channel.socketOption(level: SOL_SOCKET, name: SO_PEERCRED, as: UnixCredentials.self)
-        {
-            sink.yield(.active(uid: peer.uid, pid: peer.pid))
+        // The server's own reading of SO_PEERCRED, completed at once on the loop.
+        VarlinkPeerCredentials.read(from: context.channel).whenSuccess { [sink] peer in
+            if let peer { sink.yield(.active(uid: peer.uid, pid: peer.pid)) }
         }
         var left = greeting
         while left > 0 {
