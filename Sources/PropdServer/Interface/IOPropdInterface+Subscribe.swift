@@ -140,8 +140,9 @@ final class SubscriptionPump: LoopMailboxWork {
             swap(&scratch, &self.scratch.value)
         }
         while stream.isWritable, !stream.isEnded {
-            switch subscription.next(limit: 256, into: &scratch.batch) {
-            case .filled:
+            let fill = subscription.next(limit: 256, into: &scratch.batch)
+            switch fill {
+            case .filled, .filledAll:
                 // The rules in force now, for this whole batch: a reload
                 // re-filters every live subscription from its next event on.
                 if let denied = reader.deniedPattern() {
@@ -153,6 +154,8 @@ final class SubscriptionPump: LoopMailboxWork {
                     scratch.frames.append(event.bytes)
                 }
                 if !scratch.frames.isEmpty { stream.send(frames: scratch.frames) }
+                // Everything was taken and the wake-up armed.
+                if case .filledAll = fill { return }
             case .pending:
                 return
             case .ended(.slowConsumer(let revision)):

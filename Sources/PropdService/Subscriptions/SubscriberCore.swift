@@ -16,8 +16,13 @@ public enum SubscriptionPoll: Sendable {
 /// What a consumer gets when it asks a subscription for events into an
 /// array of its own (``Subscription/next(limit:into:)``).
 public enum SubscriptionFill: Sendable {
-    /// The array holds the next events, in order (never empty).
+    /// The array holds the next events, in order (never empty); more are
+    /// pending.
     case filled
+    /// The array holds every pending event, in order (never empty), and
+    /// the readiness handler is armed as after ``pending``: the consumer
+    /// waits for it rather than asking again only to be told `.pending`.
+    case filledAll
     /// Nothing now, as ``SubscriptionPoll/pending``; the array is empty.
     case pending
     /// The subscription is over, as ``SubscriptionPoll/ended(_:)``; the array is empty.
@@ -198,15 +203,17 @@ final class SubscriberCore: Sendable {
     /// Takes up to `limit` events.
     func next(limit: Int) -> SubscriptionPoll {
         var batch: [EncodedEvent] = []
-        switch next(limit: limit, into: &batch) {
-        case .filled: return .events(batch)
+        switch next(limit: limit, into: &batch, armingWhenDrained: false) {
+        case .filled, .filledAll: return .events(batch)
         case .pending: return .pending
         case .ended(let reason): return .ended(reason)
         }
     }
 
-    /// Takes up to `limit` events into `batch`, emptied first, its storage kept.
-    func next(limit: Int, into batch: inout [EncodedEvent]) -> SubscriptionFill {
+    /// Takes up to `limit` events into `batch`, emptied first, its storage
+    /// kept. When that takes every pending event and `armingWhenDrained`,
+    /// the wake-up is armed at once (``SubscriptionFill/filledAll``).
+    func next(limit: Int, into batch: inout [EncodedEvent], armingWhenDrained: Bool = true) -> SubscriptionFill {
         batch.removeAll(keepingCapacity: true)
         return state.withLock { s in
             switch s.phase {
@@ -233,7 +240,9 @@ final class SubscriberCore: Sendable {
                 batch.append(event)
             }
             s.advanceLastFullySent(after: batch)
-            return .filled
+            if s.hasEvents || !armingWhenDrained { return .filled }
+            s.wantsWakeup = true
+            return .filledAll
         }
     }
 

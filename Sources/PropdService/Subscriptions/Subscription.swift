@@ -49,16 +49,19 @@ public final class Subscription: Sendable {
 
     /// Takes up to `limit` pending events, as ``next(limit:)``, into `batch`,
     /// which is emptied first and keeps its storage: a consumer that keeps
-    /// one array from call to call allocates none.
+    /// one array from call to call allocates none. When that takes every
+    /// pending event it answers `.filledAll` and arms the readiness handler,
+    /// so the consumer need not ask again to be told `.pending`.
     public func next(limit: Int, into batch: inout [EncodedEvent]) -> SubscriptionFill {
         core.next(limit: max(1, limit), into: &batch)
     }
 
     /// Sets the handler called when events become available (or the
-    /// subscription ends) after ``next(limit:)`` answered `.pending`. It is
-    /// called once per `.pending`, on the publishing thread, outside every
-    /// lock: keep it short (hop to the connection's event loop).
-    /// After setting it, call ``next(limit:)`` until it answers `.pending`.
+    /// subscription ends) after ``next(limit:)`` answered `.pending`, or
+    /// ``next(limit:into:)`` `.pending` or `.filledAll`. It is called once
+    /// per such answer, on the publishing thread, outside every lock: keep
+    /// it short (hop to the connection's event loop). After setting it,
+    /// take events until one of those answers.
     public func onReady(_ handler: @escaping @Sendable () -> Void) {
         core.setReadinessHandler(handler)
     }

@@ -38,8 +38,8 @@ import Testing
         var batch: [EncodedEvent] = []
         batch.reserveCapacity(8)
         let storage = batch.withUnsafeBufferPointer { $0.baseAddress }
-        guard case .filled = subscription.next(limit: 8, into: &batch) else {
-            Issue.record("the backlog's synced event was not taken")
+        guard case .filledAll = subscription.next(limit: 8, into: &batch) else {
+            Issue.record("the backlog's synced event was not taken, alone and last")
             return
         }
         #expect(batch.map(\.event) == [.synced(at: 0)])
@@ -53,8 +53,8 @@ import Testing
         #expect(batch.map(\.event) == [
             Event(key: "a.x", kind: .set, value: 1, revision: 1), Event(key: "a.y", kind: .set, value: 1, revision: 1),
         ])
-        guard case .filled = subscription.next(limit: 8, into: &batch) else {
-            Issue.record("the last live event was not taken")
+        guard case .filledAll = subscription.next(limit: 8, into: &batch) else {
+            Issue.record("the last live event was not taken as the last")
             return
         }
         #expect(batch.map(\.event) == [Event(key: "a.x", kind: .set, value: 2, revision: 2)])
@@ -72,6 +72,58 @@ import Testing
             return
         }
         #expect(batch.isEmpty)
+    }
+
+    @Test func aFillThatTakesEverythingArmsTheWakeUpAndAPartialOneDoesNot() async throws {
+        let store = FakeStore(hub: SubscriptionHub())
+        let subscription = try await store.hub.subscribe(try SubscriptionRequest(patterns: [pattern("a.*")], initial: false), backlog: store)
+        let woken = Flag()
+        subscription.onReady { woken.set() }
+        var batch: [EncodedEvent] = []
+        guard case .filledAll = subscription.next(limit: 8, into: &batch) else {
+            Issue.record("the backlog's synced event was not taken as the last")
+            return
+        }
+        // Armed by the fill itself: no call answered `.pending`.
+        store.write([("a.x", 1), ("a.y", 1)])
+        #expect(woken.isSet)
+        woken.clear()
+        guard case .filled = subscription.next(limit: 1, into: &batch) else {
+            Issue.record("one of two events was not taken")
+            return
+        }
+        // One is left: a consumer asks again, so nothing wakes it.
+        store.write([("a.x", 2)])
+        #expect(!woken.isSet)
+        guard case .filledAll = subscription.next(limit: 8, into: &batch) else {
+            Issue.record("the two events left were not taken as the last")
+            return
+        }
+        #expect(batch.map(\.event) == [
+            Event(key: "a.y", kind: .set, value: 1, revision: 1), Event(key: "a.x", kind: .set, value: 2, revision: 2),
+        ])
+        store.write([("a.y", 2)])
+        #expect(woken.isSet)
+    }
+
+    @Test func thePollingCallNeverArmsTheWakeUpWithEvents() async throws {
+        let store = FakeStore(hub: SubscriptionHub())
+        let subscription = try await store.hub.subscribe(try SubscriptionRequest(patterns: [pattern("a.*")], initial: false), backlog: store)
+        let woken = Flag()
+        subscription.onReady { woken.set() }
+        guard case .events(let synced) = subscription.next(limit: 8), synced.map(\.event) == [.synced(at: 0)] else {
+            Issue.record("the backlog's synced event was not taken")
+            return
+        }
+        // `next(limit:)` arms the handler only when it answers `.pending`.
+        store.write([("a.x", 1)])
+        #expect(!woken.isSet)
+        guard case .events = subscription.next(limit: 8), case .pending = subscription.next(limit: 8) else {
+            Issue.record("the live event was not taken, then pending")
+            return
+        }
+        store.write([("a.x", 2)])
+        #expect(woken.isSet)
     }
 
     @Test func theAsyncSequenceDeliversAndEndsWithTheSubscription() async throws {
