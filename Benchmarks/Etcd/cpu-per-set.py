@@ -16,7 +16,7 @@ cluster floor (Benchmarks/Etcd/floor: the least a node does for a Set, with
 etcd's own Go client) as one more column, started by floor-on-etcd.sh; it
 too may be given more than once, as NAME=PATH.
 
-  swift build -c release --product propd
+  scripts/release-build --product propd
   python3 Benchmarks/Etcd/cpu-per-set.py --propd .build/release/propd --rounds 5
   python3 Benchmarks/Etcd/cpu-per-set.py --propd before=/tmp/propd-a --propd after=/tmp/propd-b
   python3 Benchmarks/Etcd/cpu-per-set.py --propd .build/release/propd --floor /tmp/cluster-floor
