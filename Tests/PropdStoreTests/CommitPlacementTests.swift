@@ -61,6 +61,37 @@ import Testing
         #expect(outcomes.revisions[2] == 3)
     }
 
+    @Test(arguments: [false, true])
+    func aTickCommitsUpToItsLimitOfLoneWritesOnTheLoopAndALargerBurstOnTheWriter(overLimit: Bool) async throws {
+        let dir = try TemporaryDirectory()
+        let store = try openStore(dir)
+        let outcomes = Outcomes()
+        let loop = ManualLoop()
+        let threads = CompletionThreads()
+        let count = PropertyStore.tickCommitLimit + (overLimit ? 1 : 0)
+        for i in 0..<count {
+            store.submit(WriteSubmission({ tx in try tx.set(key("k.\(i)"), .integer(Int64(i))) }, origin: loop.lone) {
+                threads.record()
+                outcomes.completion(i)($0)
+            })
+        }
+        #expect(loop.scheduled == 1)
+        threads.markCaller()
+        loop.endTick()
+        await outcomes.wait(for: count)
+        #expect(outcomes.revisions == Dictionary(uniqueKeysWithValues: (0..<count).map { ($0, Revision(Int64($0 + 1))) }))
+        let statistics = store.statistics
+        #expect(statistics.batches == 1)
+        #expect(statistics.largestBatch == count)
+        if overLimit {
+            #expect(threads.noneOnCaller)
+            #expect(statistics.inlineBatches == 0)
+        } else {
+            #expect(threads.allOnCaller)
+            #expect(statistics.inlineBatches == 1)
+        }
+    }
+
     @Test func aPipeliningConnectionsWritesGoToTheWritersThreadAndShareABatch() async throws {
         let dir = try TemporaryDirectory()
         let store = try openStore(dir)

@@ -186,10 +186,13 @@ final class GroupCommit: Sendable {
     }
 
     /// The most pending requests an end-of-tick commit commits on its loop's
-    /// thread. A few requests gain most from skipping two thread hops; a
-    /// burst gains more from committing on the writer's thread while the
-    /// event loop parses the next one (two cores: both get used).
-    static let inlineLimit = 4
+    /// thread (``PropertyStore/tickCommitLimit``): every lone Set of a tick
+    /// that read one call from each of 16 connections, with no hand-over to
+    /// the writer's thread and back; a larger burst commits on the writer's
+    /// thread while the loop reads on. Against 4, with one loop: 43.7k
+    /// against 38.2k Sets/s with one in flight on each of 16 connections,
+    /// 18.2 against 23.0 µs of CPU per Set; 64 gave the same as 16.
+    static let inlineLimit = 16
 
     /// Refuses new requests; those already queued (for a tick's end too) still run.
     func close() {

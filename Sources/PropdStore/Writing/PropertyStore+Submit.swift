@@ -1,4 +1,8 @@
 extension PropertyStore {
+    /// The most lone writes a loop's end-of-tick commit commits on that
+    /// loop; when more are pending, they commit on the writer's thread.
+    public static var tickCommitLimit: Int { GroupCommit.inlineLimit }
+
     /// Queues `submission` now and calls its completion exactly once, when
     /// the request's fate is known.
     ///
@@ -32,7 +36,8 @@ extension PropertyStore {
     /// - A call that was alone on its connection, submitted on its event
     ///   loop, waits for the end of that loop's tick and commits there with
     ///   the tick's other such writes, without a thread hop either way (a
-    ///   burst of more than a few goes to the writer's thread). Only with `normal`
+    ///   burst of more than ``tickCommitLimit`` goes to the writer's
+    ///   thread). Only with `normal`
     ///   durability: with `full` a commit waits for an fsync, which must not
     ///   hold an event loop.
     /// - Anything else (a pipelining connection's writes, a task's, a

@@ -160,7 +160,7 @@ public final class VarlinkServer: Sendable {
         let serverChannel: EpollListener
         let loops: ServingLoops
         do {
-            loops = try ServingLoops(given: givenLoops)
+            loops = try ServingLoops(given: givenLoops, count: configuration.eventLoopCount)
         } catch {
             let failure = VarlinkServerError(code: .cannotListen, address: address, reason: "\(error)")
             finishListening(.failure(failure))
@@ -246,12 +246,12 @@ public final class VarlinkServer: Sendable {
         /// Started by the run (none were given): stopped when it ends.
         let started: Bool
 
-        init(given: EpollEventLoopGroup?) throws(EpollError) {
+        init(given: EpollEventLoopGroup?, count: Int) throws(EpollError) {
             if let given {
                 group = given
                 started = false
             } else {
-                group = try EpollEventLoopGroup(loops: System.coreCount, name: "varlink-loop")
+                group = try EpollEventLoopGroup(loops: max(1, count), name: "varlink-loop")
                 started = true
             }
             mailboxes = LoopMailboxes(group)

@@ -3,6 +3,7 @@ public import Glibc
 #elseif canImport(Darwin)
 public import Darwin
 #endif
+import NIOCore
 
 /// Limits and policies of a ``VarlinkServer``.
 public struct VarlinkServerConfiguration: Sendable {
@@ -44,6 +45,9 @@ public struct VarlinkServerConfiguration: Sendable {
     /// (``VarlinkReplyStream/isWritable``), and below which it recovers.
     public var outboundHighWaterMark = 256 * 1024
     public var outboundLowWaterMark = 64 * 1024
+    /// The event loops a run serves its connections on when it is given
+    /// none (each a thread; connections are spread over them in turn).
+    public var eventLoopCount = System.coreCount
     /// How long a graceful shutdown waits for in-flight calls before closing
     /// every connection.
     public var gracefulShutdownTimeout: Duration = .seconds(5)
