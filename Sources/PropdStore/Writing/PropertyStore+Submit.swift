@@ -37,9 +37,8 @@ extension PropertyStore {
     ///   loop, waits for the end of that loop's tick and commits there with
     ///   the tick's other such writes, without a thread hop either way (a
     ///   burst of more than ``tickCommitLimit`` goes to the writer's
-    ///   thread). Only with `normal`
-    ///   durability: with `full` a commit waits for an fsync, which must not
-    ///   hold an event loop.
+    ///   thread). Only with `normal` durability: with `full` a commit waits
+    ///   for an fsync, which must not hold an event loop.
     /// - Anything else (a pipelining connection's writes, a task's, a
     ///   timer's) wakes the writer's own thread, which commits whatever is
     ///   pending while the submitter goes on.
