@@ -146,7 +146,7 @@ final class GroupCommit: Sendable {
     }
 
     /// A loop's end-of-tick commit: commits what is pending on the calling
-    /// thread, when the writer is idle and at most ``inlineLimit`` requests
+    /// thread, when the writer is idle and at most ``tickCommitLimit`` requests
     /// are pending, and answers their callers there. More pending go to the
     /// writer queue's drain, so the loop goes on reading while they commit;
     /// a busy writer takes them anyway. A due checkpoint always goes to the
@@ -161,7 +161,7 @@ final class GroupCommit: Sendable {
             if queue.tickLoops.isEmpty { queue.keptForTicks = nil }
             if queue.draining || queue.pending.isEmpty { return .none }
             queue.draining = true
-            return queue.pending.count <= Self.inlineLimit ? .inline : .queue
+            return queue.pending.count <= Self.tickCommitLimit ? .inline : .queue
         }
         switch start {
         case .none: return
@@ -186,13 +186,13 @@ final class GroupCommit: Sendable {
     }
 
     /// The most pending requests an end-of-tick commit commits on its loop's
-    /// thread (``PropertyStore/tickCommitLimit``): every lone Set of a tick
+    /// thread (public as ``PropertyStore/tickCommitLimit``): every lone Set of a tick
     /// that read one call from each of 16 connections, with no hand-over to
     /// the writer's thread and back; a larger burst commits on the writer's
     /// thread while the loop reads on. Against 4, with one loop: 43.7k
     /// against 38.2k Sets/s with one in flight on each of 16 connections,
     /// 18.2 against 23.0 µs of CPU per Set; 64 gave the same as 16.
-    static let inlineLimit = 16
+    static let tickCommitLimit = 16
 
     /// Refuses new requests; those already queued (for a tick's end too) still run.
     func close() {

@@ -1,7 +1,7 @@
 extension PropertyStore {
     /// The most lone writes a loop's end-of-tick commit commits on that
     /// loop; when more are pending, they commit on the writer's thread.
-    public static var tickCommitLimit: Int { GroupCommit.inlineLimit }
+    public static var tickCommitLimit: Int { GroupCommit.tickCommitLimit }
 
     /// Queues `submission` now and calls its completion exactly once, when
     /// the request's fate is known.
