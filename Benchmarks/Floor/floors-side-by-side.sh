@@ -12,7 +12,8 @@
 # built into a temporary directory. MODES (default "pipelined concurrent
 # sequential"); SERVERS (default: all of those below). One line per
 # measurement on stdout: ROUND MODE SERVER RESULT, where RESULT is
-# "Sets/s CPU-per-Set" (16 connections) or the sequential Set p50 in µs.
+# "Sets/s CPU-per-Set" (16 connections) or "p50 CPU-per-Set" of sequential
+# Sets (µs; the CPU is the server's, all threads, from /proc).
 # The socket round trip (`uds_pingpong rtt`, 64 bytes) before and after,
 # on stderr, says how fast the VM was in those minutes. With PROPD_BEFORE
 # (another build of propd) set, the server "propd-before" runs it: name it
@@ -101,8 +102,9 @@ for round in $(seq "$rounds"); do
         for server in $servers; do
             start "$server"
             if [ "$mode" = sequential ]; then
-                result=$("$bin/propd-bench" sequential --socket "$work/run/s.sock" --runs 1 --calls 5000 2>&1 \
-                    | grep -E '^\[sequential run' | sed -E 's/.*Set p50=//; s/µs.*//')
+                result=$("$bin/propd-bench" sequential --socket "$work/run/s.sock" --runs 1 --calls 5000 \
+                    --pid "$pid" 2>&1 | grep -E '^\[sequential run' \
+                    | sed -E 's/.*Set p50=([0-9.]+)µs.*CPU per call=([0-9.]+)µs.*/\1 \2/')
             else
                 result=$("$bin/propd-bench" "$mode" --socket "$work/run/s.sock" --connections 16 --seconds 3 \
                     --pid "$pid" --runs 1 2>&1 | grep -E '^\[' | tail -1 | sed -E 's/.*conn=//; s/Sets.s *propd CPU per Set=/ /')

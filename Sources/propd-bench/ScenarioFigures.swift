@@ -1,17 +1,27 @@
 /// The scenarios as figures, shared by the subcommands and `all`.
 enum Scenarios {
-    static func sequential(_ socket: String, calls: Int, runner: Runner) throws(BenchError) -> [Figure] {
-        let sequential = Sequential(socket: socket, calls: calls)
+    static func sequential(_ socket: String, calls: Int, pid: Int32?, runner: Runner) throws(BenchError) -> [Figure] {
+        let sequential = Sequential(socket: socket, calls: calls, pid: pid)
+        func measurements(_ result: Sequential.Result, _ name: String, targets: [Double: Target] = [:])
+            -> [Measurement]
+        {
+            var measurements = result.latencies.measurements(name, targets: targets)
+            if let cpu = result.daemonCPUPerCall {
+                measurements.append(Measurement("  propd CPU per call", cpu.total, "µs"))
+                measurements.append(Measurement("    of it in the kernel", cpu.system, "µs"))
+            }
+            return measurements
+        }
         var figures = try runner.measure("sequential") { () throws(BenchError) in
-            try sequential.run(.set).measurements("sequential Set", targets: [50: .atMost(100)])
+            measurements(try sequential.run(.set), "sequential Set", targets: [50: .atMost(100)])
         }
         // Where the time goes: the same round trip without the writer (Get)
         // and without the service (GetInfo).
         figures += try runner.measure("sequential get") { () throws(BenchError) in
-            try sequential.run(.get).measurements("  sequential Get")
+            measurements(try sequential.run(.get), "  sequential Get")
         }
         figures += try runner.measure("sequential getinfo") { () throws(BenchError) in
-            try sequential.run(.getInfo).measurements("  sequential GetInfo")
+            measurements(try sequential.run(.getInfo), "  sequential GetInfo")
         }
         return figures
     }

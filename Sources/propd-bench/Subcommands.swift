@@ -4,10 +4,11 @@ struct SequentialCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "sequential", abstract: "Sequential Set round trips.")
     @OptionGroup var common: CommonOptions
     @Option(help: "Measured calls per run.") var calls = 20_000
+    @Option(help: "propd's process id, to report its CPU per call (user space and kernel).") var pid: Int32?
 
     func run() throws {
         try guarded { () throws(BenchError) in
-            common.report(try Scenarios.sequential(common.socket, calls: calls, runner: common.runner))
+            common.report(try Scenarios.sequential(common.socket, calls: calls, pid: pid, runner: common.runner))
         }
     }
 }
@@ -142,7 +143,7 @@ struct AllCommand: ParsableCommand {
             // high-water mark, and new subscriptions would reuse what they freed.
             var figures: [Figure] = []
             if let pid { figures += try Scenarios.memory(socket, pid: pid, count: 300, runner: runner) }
-            figures += try Scenarios.sequential(socket, calls: 20_000, runner: runner)
+            figures += try Scenarios.sequential(socket, calls: 20_000, pid: pid, runner: runner)
             figures += try Scenarios.pipelined(
                 socket, connections: [1, 16], depth: 16, seconds: seconds, pid: pid, runner: runner)
             figures += try Scenarios.concurrent(

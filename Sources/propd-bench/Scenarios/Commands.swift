@@ -106,7 +106,7 @@ extension Scenarios {
                 if let perUnit = meter.microseconds(per: units) { cpu.append((name, perUnit)) }
                 return latencies
             }
-            let set = try metered("Set", units: sequential.warmup + calls) { () throws(BenchError) in try sequential.run(.set) }
+            let set = try metered("Set", units: sequential.warmup + calls) { () throws(BenchError) in try sequential.run(.set).latencies }
             let floor = try metered("relay round trip", units: 500 + calls) { () throws(BenchError) in
                 try relay.roundTrips(calls: calls, warmup: 500)
             }

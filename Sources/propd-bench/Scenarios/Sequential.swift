@@ -3,6 +3,8 @@ struct Sequential {
     var socket: String
     var calls: Int
     var warmup: Int = 2000
+    /// propd's process, whose CPU per call is measured over the measured calls.
+    var pid: Int32? = nil
 
     /// What each call is.
     enum Call {
@@ -22,17 +24,26 @@ struct Sequential {
         }
     }
 
-    func run(_ call: Call = .set) throws(BenchError) -> Latencies {
+    /// The measured calls' latencies, and propd's CPU per call when `pid`
+    /// is given.
+    struct Result {
+        var latencies: Latencies
+        var daemonCPUPerCall: CPUPerUnit?
+    }
+
+    func run(_ call: Call = .set) throws(BenchError) -> Result {
         let link = try RawConnection(path: socket)
         try link.roundTrip(Calls.set("bench.seq", 0))
         for number in 0..<warmup { try link.roundTrip(call.frame(number)) }
         var latencies = Latencies()
         let frames = (0..<calls).map { call.frame(warmup + $0) }
+        var cpu = CPUMeter(pid: pid)
+        cpu.start()
         for frame in frames {
             let start = now()
             try link.roundTrip(frame)
             latencies.record(now() - start)
         }
-        return latencies
+        return Result(latencies: latencies, daemonCPUPerCall: cpu.split(per: frames.count))
     }
 }
