@@ -41,6 +41,9 @@ public final class EpollStreamChannel: Channel, ChannelCore, @unchecked Sendable
         let promise: EventLoopPromise<Void>?
     }
 
+    /// The pipeline's only handler, while attached (``attach(_:)``).
+    private var direct: (any EpollDirectHandler)?
+
     private var pending = CircularBuffer<PendingWrite>(initialCapacity: 4)
     /// How many of `pending`, from its front, have been flushed.
     private var flushedCount = 0
@@ -160,17 +163,7 @@ public final class EpollStreamChannel: Channel, ChannelCore, @unchecked Sendable
     }
 
     public func write0(_ data: NIOAny, promise: EventLoopPromise<Void>?) {
-        guard open else {
-            promise?.fail(ChannelError.ioOnClosedChannel)
-            return
-        }
-        let bytes = unwrapData(data, as: ByteBuffer.self)
-        pending.append(PendingWrite(bytes: bytes, promise: promise))
-        pendingBytes += bytes.readableBytes
-        if pendingBytes > waterMark.high, writable.load(ordering: .relaxed) {
-            writable.store(false, ordering: .relaxed)
-            pipeline.syncOperations.fireChannelWritabilityChanged()
-        }
+        writeDirectly(unwrapData(data, as: ByteBuffer.self), promise: promise)
     }
 
     public func flush0() {
@@ -185,6 +178,35 @@ public final class EpollStreamChannel: Channel, ChannelCore, @unchecked Sendable
         watch(interest | EPOLLIN.rawValue)
     }
 
+    /// Queues `bytes` after what is pending, unflushed: what a write through
+    /// the pipeline ends in, called by its only handler. On the loop.
+    public func writeDirectly(_ bytes: ByteBuffer, promise: EventLoopPromise<Void>?) {
+        guard open else {
+            promise?.fail(ChannelError.ioOnClosedChannel)
+            return
+        }
+        pending.append(PendingWrite(bytes: bytes, promise: promise))
+        pendingBytes += bytes.readableBytes
+        if pendingBytes > waterMark.high, writable.load(ordering: .relaxed) {
+            writable.store(false, ordering: .relaxed)
+            pipeline.syncOperations.fireChannelWritabilityChanged()
+        }
+    }
+
+    /// Makes `handler`, the pipeline's only handler, the one the channel
+    /// calls itself for reads (``EpollDirectHandler``), until it detaches or
+    /// the channel closes. On the loop.
+    public func attach(_ handler: any EpollDirectHandler) {
+        loop.preconditionInEventLoop()
+        if open { direct = handler }
+    }
+
+    /// Sends reads through the pipeline again. On the loop.
+    public func detach() {
+        loop.preconditionInEventLoop()
+        direct = nil
+    }
+
     public func close0(error: any Error, mode: CloseMode, promise: EventLoopPromise<Void>?) {
         guard mode == .all else {
             promise?.fail(ChannelError.operationUnsupported)
@@ -195,6 +217,7 @@ public final class EpollStreamChannel: Channel, ChannelCore, @unchecked Sendable
             return
         }
         open = false
+        direct = nil  // the handler holds the pipeline, which holds the channel
         let wasActive = active.exchange(false, ordering: .relaxed)
         if registered { loop.deregister(fd) }
         Glibc.close(fd)
@@ -252,7 +275,11 @@ public final class EpollStreamChannel: Channel, ChannelCore, @unchecked Sendable
             if count > 0 {
                 loop.readBuffer.moveWriterIndex(forwardBy: count)
                 reads += 1
-                pipeline.syncOperations.fireChannelRead(NIOAny(loop.readBuffer))
+                if let direct {
+                    direct.channelReadDirectly(loop.readBuffer)
+                } else {
+                    pipeline.syncOperations.fireChannelRead(NIOAny(loop.readBuffer))
+                }
                 // A read that did not fill the buffer took what there was.
                 if count < EpollEventLoop.readSize || reads == Self.readsPerTick { break }
             } else if count == 0 {
@@ -270,11 +297,13 @@ public final class EpollStreamChannel: Channel, ChannelCore, @unchecked Sendable
             }
         }
         guard open else { return }
-        if reads > 0 { pipeline.syncOperations.fireChannelReadComplete() }
+        if reads > 0 {
+            if let direct { direct.channelReadCompleteDirectly() } else { pipeline.syncOperations.fireChannelReadComplete() }
+        }
         if let ended {
             close0(error: ended, mode: .all, promise: nil)
         } else if open, autoRead {
-            pipeline.syncOperations.read()
+            if let direct { direct.readRequestedDirectly() } else { pipeline.syncOperations.read() }
         }
         if open, !readPending { watch(interest & ~EPOLLIN.rawValue) }
     }

@@ -118,6 +118,38 @@ import Glibc
         await server.stop()
     }
 
+    @Test func anAttachedHandlerReadsAndWritesAsCallsOutsideThePipeline() async throws {
+        let server = try EchoServer(attached: .passingReads)
+        let client = try RawSocket(path: server.path)
+        // Larger than one read and than the socket's buffer: many reads,
+        // and writes that wait for the socket.
+        let message = String(repeating: "0123456789", count: 20_000)
+        client.send(message)
+        #expect(client.receive(count: message.utf8.count) == Array(message.utf8))
+        #expect(server.read.withLockedValue { $0 } == message.utf8.count)
+        #expect(server.readThroughPipeline.withLockedValue { $0 } == 0)
+        // The rest of the channel's life still runs through the pipeline.
+        client.shutdown()
+        _ = try await server.next { $0 == .inactive }
+        _ = try await server.next { $0 == .removed }
+        await server.stop()
+    }
+
+    @Test func anAttachedHandlerThatLetsNoReadThroughLeavesBytesUnread() async throws {
+        let server = try EchoServer(attached: .holdingReads)
+        let client = try RawSocket(path: server.path)
+        client.send("one")
+        #expect(client.receive(count: 3) == Array("one".utf8))
+        client.send("two")
+        let channel = try #require(server.channels.withLockedValue { $0.first })
+        try await channel.eventLoop.submit {}.get()
+        #expect(server.read.withLockedValue { $0 } == 3)
+        channel.read()
+        #expect(client.receive(count: 3) == Array("two".utf8))
+        #expect(server.readThroughPipeline.withLockedValue { $0 } == 0)
+        await server.stop()
+    }
+
     @Test func aPeerGoneWhileReadsAreHeldClosesTheChannel() async throws {
         let server = try EchoServer(autoRead: false)
         let client = try RawSocket(path: server.path)
@@ -145,10 +177,12 @@ private final class EchoServer: Sendable {
     let events: AsyncStream<ChannelEvent>
     let channels = NIOLockedValueBox<[any Channel]>([])
     let read = NIOLockedValueBox(0)
+    /// Of `read`, the bytes that came as pipeline events.
+    let readThroughPipeline = NIOLockedValueBox(0)
 
     init(
         waterMark: ChannelOptions.Types.WriteBufferWaterMark = .init(low: 32 * 1024, high: 64 * 1024),
-        autoRead: Bool = true, greeting: Int = 0
+        autoRead: Bool = true, greeting: Int = 0, attached: EchoHandler.Attachment? = nil
     ) throws {
         group = try EpollEventLoopGroup(loops: 2, name: "test-loop")
         let (events, sink) = AsyncStream.makeStream(of: ChannelEvent.self)
@@ -156,11 +190,15 @@ private final class EchoServer: Sendable {
         let fd = try EpollListener.bind(unixDomainSocketPath: path)
         let channels = self.channels
         let read = self.read
+        let readThroughPipeline = self.readThroughPipeline
         let listening = EpollListener.listen(on: fd, group: group, backlog: 16, waterMark: waterMark) { channel in
             channels.withLockedValue { $0.append(channel) }
             return channel.eventLoop.makeCompletedFuture {
                 try channel.syncOptions?.setOption(ChannelOptions.autoRead, value: autoRead)
-                try channel.pipeline.syncOperations.addHandler(EchoHandler(sink: sink, read: read, greeting: greeting))
+                try channel.pipeline.syncOperations.addHandler(
+                    EchoHandler(
+                        sink: sink, read: read, readThroughPipeline: readThroughPipeline, greeting: greeting,
+                        attached: attached))
             }
         }
         listener = try listening.wait()
@@ -188,13 +226,35 @@ private final class EchoHandler: ChannelDuplexHandler, Sendable {
 
     let sink: AsyncStream<ChannelEvent>.Continuation
     let read: NIOLockedValueBox<Int>
+    let readThroughPipeline: NIOLockedValueBox<Int>
     /// Bytes written to the peer as soon as it is connected.
     let greeting: Int
+    /// Whether the handler attaches to its channel (`EpollDirectHandler`), and how.
+    let attached: Attachment?
+    private let channel = NIOLockedValueBox<EpollStreamChannel?>(nil)
 
-    init(sink: AsyncStream<ChannelEvent>.Continuation, read: NIOLockedValueBox<Int>, greeting: Int) {
+    enum Attachment {
+        /// Lets every read the channel asks for through.
+        case passingReads
+        /// Lets none through after the first burst.
+        case holdingReads
+    }
+
+    init(
+        sink: AsyncStream<ChannelEvent>.Continuation, read: NIOLockedValueBox<Int>,
+        readThroughPipeline: NIOLockedValueBox<Int>, greeting: Int, attached: Attachment?
+    ) {
         self.sink = sink
         self.read = read
+        self.readThroughPipeline = readThroughPipeline
         self.greeting = greeting
+        self.attached = attached
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        guard attached != nil, let channel = context.channel as? EpollStreamChannel else { return }
+        channel.attach(self)
+        self.channel.withLockedValue { $0 = channel }
     }
 
     func channelActive(context: ChannelHandlerContext) {
@@ -214,6 +274,7 @@ private final class EchoHandler: ChannelDuplexHandler, Sendable {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         read.withLockedValue { $0 += unwrapInboundIn(data).readableBytes }
+        readThroughPipeline.withLockedValue { $0 += unwrapInboundIn(data).readableBytes }
         context.write(data, promise: nil)
     }
 
@@ -230,6 +291,23 @@ private final class EchoHandler: ChannelDuplexHandler, Sendable {
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
+        channel.withLockedValue { $0?.detach() }
         sink.yield(.removed)
+    }
+}
+
+extension EchoHandler: EpollDirectHandler {
+    func channelReadDirectly(_ bytes: ByteBuffer) {
+        read.withLockedValue { $0 += bytes.readableBytes }
+        channel.withLockedValue { $0?.writeDirectly(bytes, promise: nil) }
+    }
+
+    func channelReadCompleteDirectly() {
+        channel.withLockedValue { $0?.flush0() }
+    }
+
+    func readRequestedDirectly() {
+        guard attached == .passingReads else { return }
+        channel.withLockedValue { $0?.read0() }
     }
 }

@@ -139,7 +139,9 @@ final class SubscriptionPump: LoopMailboxWork {
             scratch.clear()
             swap(&scratch, &self.scratch.value)
         }
-        while stream.isWritable, !stream.isEnded {
+        // An ended stream has cancelled its subscription (`start`), whose
+        // next fill then says so.
+        while stream.isWritable {
             let fill = subscription.next(limit: 256, into: &scratch.batch)
             switch fill {
             case .filled, .filledAll:

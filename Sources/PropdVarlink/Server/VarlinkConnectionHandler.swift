@@ -1,5 +1,6 @@
 import Logging
 import NIOCore
+import PropdEpoll
 import PropdJSON
 
 /// Dispatches the calls of one connection and sends their replies in call order.
@@ -17,6 +18,10 @@ import PropdJSON
 /// are flushed once at its end; replies completed later are flushed once
 /// when the loop's mailbox round that completed them ends (a delivery from
 /// another thread, a tick's commit), otherwise in a task of their own.
+///
+/// On an ``EpollStreamChannel`` it attaches to the channel
+/// (``EpollDirectHandler``): its reads come from the channel and its writes
+/// go to it as plain calls, crossing no pipeline.
 final class VarlinkConnectionHandler: ChannelDuplexHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundIn = ByteBuffer
@@ -49,6 +54,12 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
     private let makeConnection: (ChannelHandlerContext) -> VarlinkConnectionContext
     private var connection: VarlinkConnectionContext?
     private var context: ChannelHandlerContext?
+    /// The channel, while the handler is attached to it: reads, writes and
+    /// flushes go to it directly rather than through `context`.
+    private var socket: EpollStreamChannel?
+    /// Where outbound buffers come from: NIO's default, as every channel's
+    /// here (asked of the channel, it is a trip through the pipeline per write).
+    private let allocator = ByteBufferAllocator()
 
     /// The bytes read and not yet split into frames: an incomplete message.
     private var inbound: ByteBuffer?
@@ -104,9 +115,15 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
         self.connection = makeConnection(context)
+        if let channel = context.channel as? EpollStreamChannel {
+            channel.attach(self)
+            socket = channel
+        }
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
+        socket?.detach()
+        socket = nil
         endEverything()
         output.discard()
         self.context = nil
@@ -115,18 +132,32 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
     // MARK: Inbound
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        bytesRead(unwrapInboundIn(data), context: context)
+    }
+
+    private func bytesRead(_ read: ByteBuffer, context: ChannelHandlerContext) {
         inReadBurst = true
         guard phase.takesCalls else { return }
-        var bytes = unwrapInboundIn(data)
-        if inbound == nil {
-            inbound = bytes
-        } else {
-            inbound?.writeBuffer(&bytes)
+        guard !splitting else {
+            // Read while a call was starting (a pipeline's re-entrant
+            // event): split by the pass under way, after what it holds.
+            var bytes = read
+            if inbound == nil { inbound = bytes } else { inbound?.writeBuffer(&bytes) }
+            return
         }
-        guard !splitting else { return }
         splitting = true
         defer { splitting = false }
-        while phase.takesCalls, var buffer = inbound {
+        // Split in a local buffer, `inbound` holding only what a read leaves
+        // over: a read of whole messages, the usual one, is never stored.
+        var buffer: ByteBuffer
+        if var held = inbound.take() {
+            var bytes = read
+            held.writeBuffer(&bytes)
+            buffer = held
+        } else {
+            buffer = read
+        }
+        while phase.takesCalls {
             let frame: ByteBuffer?
             do {
                 frame = try splitter.nextFrame(&buffer)
@@ -136,23 +167,24 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
                 flushIfNeeded()
                 return
             }
-            inbound = buffer
             guard let frame else { break }
             // A completed message holds nothing any more: its deadline
             // ends here, and a next one already begun is timed from its own start.
             partialMessage(0, context)
             receive(frame: frame)
+            if var more = inbound.take() { buffer.writeBuffer(&more) }
         }
         guard phase.takesCalls else { return }
-        let held = inbound?.readableBytes ?? 0
-        if held == 0 {
-            inbound = nil
-        } else if let kept = inbound, held < kept.capacity / 4 {
+        let held = buffer.readableBytes
+        if held > 0, held < buffer.capacity / 4 {
             // The start of a message, at the end of a read: kept in a buffer
             // of its own size, so that the loop's read buffer, which it
             // shares, is reused for the next read rather than held (64 KiB).
-            inbound = context.channel.allocator.buffer(capacity: held)
-            inbound?.writeImmutableBuffer(kept)
+            var kept = allocator.buffer(capacity: held)
+            kept.writeImmutableBuffer(buffer)
+            inbound = kept
+        } else if held > 0 {
+            inbound = buffer
         }
         partialMessage(held, context)
     }
@@ -186,9 +218,13 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
+        readBurstEnded()
+        context.fireChannelReadComplete()
+    }
+
+    private func readBurstEnded() {
         inReadBurst = false
         flushIfNeeded()
-        context.fireChannelReadComplete()
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
@@ -208,13 +244,13 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
-        let writable = context.channel.isWritable
+        let writable = isWritable
         liveStream?.writabilityChanged(writable)
         // Calls held back while replies were piling up may start now.
         if writable, !waiting.isEmpty { drain() }
         if writable, case .owedUntilWritable = reads {
             reads = .open
-            context.read()
+            passRead()
         }
         context.fireChannelWritabilityChanged()
     }
@@ -233,25 +269,38 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
     func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
         if output.hasPending {
             writePending(context)
-            context.flush()
+            flush(context)
         }
         context.close(mode: mode, promise: promise)
     }
 
     func read(context: ChannelHandlerContext) {
+        readRequested()
+    }
+
+    private func readRequested() {
         // A client that sends calls without reading replies must not grow
         // the outbound buffer forever: no more calls until it reads.
         switch reads {
         case .held:
             reads = .held(owed: true)
         case .open, .owedUntilWritable:
-            if context.channel.isWritable {
+            if isWritable {
                 reads = .open
-                context.read()
+                passRead()
             } else {
                 reads = .owedUntilWritable
             }
         }
+    }
+
+    /// Lets a read through to the channel.
+    private func passRead() {
+        if let socket { socket.read0() } else { context?.read() }
+    }
+
+    private var isWritable: Bool {
+        if let socket { socket.isWritable } else { context?.channel.isWritable ?? false }
     }
 
     // MARK: Ordering
@@ -277,7 +326,7 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
         // Replies not yet written are bounded: by count here, by bytes
         // through the channel's writability (the outbound high-water mark).
         if slots.count >= configuration.maximumStartedCallsPerConnection { return false }
-        if let context, !context.channel.isWritable, !item.isRejection { return false }
+        if context != nil, !isWritable, !item.isRejection { return false }
         if case .call(let call) = item, call.more { return slots.isEmpty }
         // A read of possibly large replies waits until nothing before it
         // runs, so that behind a write the reads are made one at a time.
@@ -465,7 +514,7 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
     /// false), the flush comes at the end of the read burst or in a task.
     private func emit(_ message: VarlinkOutboundMessage, flushLater: Bool = true) {
         guard phase.writes, let context else { return }
-        if output.append(message, promise: nil, allocator: context.channel.allocator) { writePending(context) }
+        if output.append(message, promise: nil, allocator: allocator) { writePending(context) }
         wrote(flushLater: flushLater)
     }
 
@@ -473,7 +522,7 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
     /// an `encodableReply` message.
     private func emit(reply parameters: any JSONObjectEncodable) {
         guard phase.writes, let context else { return }
-        if output.appendReply(parameters, allocator: context.channel.allocator) { writePending(context) }
+        if output.appendReply(parameters, allocator: allocator) { writePending(context) }
         wrote(flushLater: true)
     }
 
@@ -503,13 +552,21 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
         guard outputFlush.hasUnflushedWrites, phase.writes, let context else { return }
         outputFlush.flushed()
         writePending(context)
-        context.flush()
+        flush(context)
     }
 
     /// Hands the bytes encoded so far to the channel (unflushed).
     private func writePending(_ context: ChannelHandlerContext) {
         guard let (bytes, promise) = output.take() else { return }
-        context.write(wrapOutboundOut(bytes), promise: promise)
+        if let socket {
+            socket.writeDirectly(bytes, promise: promise)
+        } else {
+            context.write(wrapOutboundOut(bytes), promise: promise)
+        }
+    }
+
+    private func flush(_ context: ChannelHandlerContext) {
+        if let socket { socket.flush0() } else { context.flush() }
     }
 
     /// Closes once everything written so far has reached the socket, so the
@@ -519,7 +576,7 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
         let wasQuiescing = phase == .quiescing
         phase = .closed
         reads.hold()
-        if wasQuiescing, !context.channel.isWritable {
+        if wasQuiescing, !isWritable {
             // Stopping, and the peer reads nothing (a stalled subscriber):
             // what it has not read it can ask for again with `since`; the
             // daemon does not wait for it.
@@ -527,9 +584,9 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
             return
         }
         let written = context.eventLoop.makePromise(of: Void.self)
-        _ = output.append(.barrier, promise: written, allocator: context.channel.allocator)
+        _ = output.append(.barrier, promise: written, allocator: allocator)
         writePending(context)
-        context.flush()
+        flush(context)
         outputFlush.flushed()
         let channel = context.channel
         written.futureResult.whenComplete { _ in channel.close(promise: nil) }
@@ -569,13 +626,13 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
         guard case .held(let owed) = reads, phase.writes, waiting.count < Self.waitingCallsBeforeHold / 2,
             slots.count + waiting.count < configuration.maximumPendingCallsPerConnection / 2
         else { return }
-        guard owed, let context else {
+        guard owed, context != nil else {
             reads = owed ? .owedUntilWritable : .open
             return
         }
-        if context.channel.isWritable {
+        if isWritable {
             reads = .open
-            context.read()
+            passRead()
         } else {
             reads = .owedUntilWritable
         }
@@ -632,5 +689,22 @@ extension Duration {
         let (seconds, attoseconds) = components
         let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
         return overflow ? Int64.max : whole + attoseconds / 1_000_000_000
+    }
+}
+
+// MARK: Attached to the channel
+
+extension VarlinkConnectionHandler: EpollDirectHandler {
+    func channelReadDirectly(_ bytes: ByteBuffer) {
+        guard let context else { return }
+        bytesRead(bytes, context: context)
+    }
+
+    func channelReadCompleteDirectly() {
+        readBurstEnded()
+    }
+
+    func readRequestedDirectly() {
+        readRequested()
     }
 }

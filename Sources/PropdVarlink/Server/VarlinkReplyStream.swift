@@ -24,6 +24,8 @@ import NIOConcurrencyHelpers
 public final class VarlinkReplyStream: Sendable {
     private let connection: NIOLoopBound<VarlinkConnectionHandler>
     private let channel: any Channel
+    /// The connection's event loop; sends made on it skip a thread hop.
+    public let eventLoop: any EventLoop
     /// The connection's loop's mailbox: a writer publishing one event to
     /// many streams hands each loop one task, not one per stream.
     public let mailbox: LoopMailbox
@@ -39,12 +41,10 @@ public final class VarlinkReplyStream: Sendable {
     init(connection: NIOLoopBound<VarlinkConnectionHandler>, channel: any Channel, mailbox: LoopMailbox, sequence: Int) {
         self.connection = connection
         self.channel = channel
+        self.eventLoop = channel.eventLoop
         self.mailbox = mailbox
         self.sequence = sequence
     }
-
-    /// The event loop of the connection; sends made on it skip a thread hop.
-    public var eventLoop: any EventLoop { channel.eventLoop }
 
     /// False while the connection's unsent bytes are above the high-water mark.
     public var isWritable: Bool { channel.isWritable }
@@ -108,12 +108,12 @@ public final class VarlinkReplyStream: Sendable {
     }
 
     private func deliver(_ output: Output) {
-        if state.withLockedValue({ $0.ended }) { return }
         let connection = self.connection
         let sequence = self.sequence
-        if channel.eventLoop.inEventLoop {
+        if eventLoop.inEventLoop {
+            // The connection drops what comes after the stream's end itself.
             connection.value.streamSend(sequence: sequence, output)
-        } else {
+        } else if !state.withLockedValue({ $0.ended }) {
             mailbox.post { connection.value.streamSend(sequence: sequence, output) }
         }
     }
