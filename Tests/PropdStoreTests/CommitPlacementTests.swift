@@ -136,16 +136,35 @@ import Testing
         #expect(store.statistics.batches == 1)
     }
 
-    @Test func aLoneWriteWithFullDurabilityNeverHoldsTheLoopForItsFsync() async throws {
+    @Test func aLoneWriteWithFullDurabilityNeverHoldsALoopServingOtherConnectionsForItsFsync() async throws {
         let dir = try TemporaryDirectory()
         let store = try openStore(dir, durability: .full)
         let outcomes = Outcomes()
-        let loop = ManualLoop()
+        let loop = ManualLoop(servesOneConnection: false)
         store.submit(WriteSubmission({ tx in try tx.set(key("a"), 1) }, origin: loop.lone, completion: outcomes.completion(0)))
         #expect(loop.scheduled == 0)
         await outcomes.wait(for: 1)
         #expect(outcomes.revisions == [0: 1])
         #expect(store.statistics.inlineBatches == 0)
+    }
+
+    @Test func aLoneWriteWithFullDurabilityCommitsOnALoopServingOnlyItsConnection() throws {
+        let dir = try TemporaryDirectory()
+        let store = try openStore(dir, durability: .full)
+        let outcomes = Outcomes()
+        let loop = ManualLoop(servesOneConnection: true)
+        let threads = CompletionThreads()
+        store.submit(WriteSubmission({ tx in try tx.set(key("a"), 1) }, origin: loop.lone) {
+            threads.record()
+            outcomes.completion(0)($0)
+        })
+        #expect(loop.scheduled == 1)
+        #expect(store.revision == .none)
+        threads.markCaller()
+        loop.endTick()
+        #expect(outcomes.revisions == [0: 1])
+        #expect(threads.allOnCaller)
+        #expect(store.statistics.inlineBatches == 1)
     }
 
     @Test func aLoneWriteSubmittedOffItsLoopGoesToTheWriter() async throws {

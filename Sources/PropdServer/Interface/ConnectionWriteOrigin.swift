@@ -21,6 +21,7 @@ struct NIOWriteLoop: WriteLoop {
 
     var identity: ObjectIdentifier { ObjectIdentifier(mailbox.eventLoop) }
     var isCurrent: Bool { mailbox.eventLoop.inEventLoop }
+    var servesOneConnection: Bool { mailbox.servesOneConnection }
 
     func executeAfterTick(_ work: @escaping @Sendable () -> Void) {
         mailbox.executeAfterTick(work)

@@ -19,6 +19,9 @@ public protocol WriteLoop: Sendable {
     var identity: ObjectIdentifier { get }
     /// Whether the caller runs on this loop now.
     var isCurrent: Bool { get }
+    /// Whether the loop serves one connection only, the writing call's
+    /// (asked on the loop): holding the loop then holds up no other client.
+    var servesOneConnection: Bool { get }
     /// Runs `work` on the loop once the I/O and tasks of its current tick
     /// are done (every call the tick read has been handled).
     func executeAfterTick(_ work: @escaping @Sendable () -> Void)

@@ -37,8 +37,10 @@ extension PropertyStore {
     ///   loop, waits for the end of that loop's tick and commits there with
     ///   the tick's other such writes, without a thread hop either way (a
     ///   burst of more than ``tickCommitLimit`` goes to the writer's
-    ///   thread). Only with `normal` durability: with `full` a commit waits
-    ///   for an fsync, which must not hold an event loop.
+    ///   thread). With `full` durability only on a loop that serves that
+    ///   one connection: a commit waits for an fsync, which must not hold
+    ///   up a loop's other clients, but with none there the hop to the
+    ///   writer's thread and back buys nothing.
     /// - Anything else (a pipelining connection's writes, a task's, a
     ///   timer's) wakes the writer's own thread, which commits whatever is
     ///   pending while the submitter goes on.
@@ -46,7 +48,8 @@ extension PropertyStore {
         var job = WriteJob(write)
         job.needsSavepoint = rollback == .savepoint
         switch origin {
-        case .loop(let loop, alone: true) where configuration.durability == .normal && loop.isCurrent:
+        case .loop(let loop, alone: true)
+        where loop.isCurrent && (configuration.durability == .normal || loop.servesOneConnection):
             groupCommit.submit(job, atEndOfTickOn: loop)
         case .task:
             job.resumesTask = true

@@ -17,6 +17,8 @@ public final class LoopMailbox: Sendable {
     private let flushRound: NIOLoopBoundBox<FlushRound>
     /// The works waiting for the end of the loop's tick, in one task.
     private let afterTick: NIOLoopBoundBox<[AfterTickWork]>
+    /// The connections open on the loop (see ``servesOneConnection``).
+    private let connections: NIOLoopBoundBox<Int>
 
     /// What a mailbox carries. A call's answer, the commonest by far, and a
     /// ``LoopMailboxWork`` are carried as they are rather than in a closure,
@@ -68,6 +70,17 @@ public final class LoopMailbox: Sendable {
         self.eventLoop = eventLoop
         self.flushRound = .makeBoxSendingValue(FlushRound(), eventLoop: eventLoop)
         self.afterTick = .makeBoxSendingValue([], eventLoop: eventLoop)
+        self.connections = .makeBoxSendingValue(0, eventLoop: eventLoop)
+    }
+
+    /// Whether the loop serves one connection and no other (call it on the
+    /// loop): work that holds the loop, such as a commit waiting for its
+    /// fsync, then holds up no other client.
+    public var servesOneConnection: Bool { connections.value == 1 }
+
+    /// A connection of the loop opened (`opened`) or closed (call it on the loop).
+    func count(connectionOpened opened: Bool) {
+        connections.value += opened ? 1 : -1
     }
 
     /// Runs `work` on the loop once the I/O of its current tick is handled

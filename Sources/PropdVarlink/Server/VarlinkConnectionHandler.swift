@@ -114,7 +114,9 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
-        self.connection = makeConnection(context)
+        let connection = makeConnection(context)
+        self.connection = connection
+        connection.mailbox.count(connectionOpened: true)
         if let channel = context.channel as? EpollStreamChannel {
             channel.attach(self)
             socket = channel
@@ -122,6 +124,7 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
+        connection?.mailbox.count(connectionOpened: false)
         socket?.detach()
         socket = nil
         endEverything()

@@ -61,6 +61,39 @@ import Testing
         try await server.stop()
     }
 
+    @Test func withFullDurabilityAClientAloneOnItsLoopHasEveryWriteCommittedThere() async throws {
+        let server = try await InProcessServer.start(durability: .full, eventLoops: 1)
+        let connection = try await VarlinkConnection.connect(to: server.path)
+        for n in 1...10 {
+            let reply = try await connection.call("io.propd.Set", ["values": ["k": .integer(Int64(n))]])
+            #expect(reply["revision"] == .integer(Int64(n)))
+        }
+        let statistics = server.store.statistics
+        #expect(statistics.requests == 10)
+        #expect(statistics.inlineBatches == statistics.batches)
+        await connection.close()
+        try await server.stop()
+    }
+
+    @Test func withFullDurabilityAClientSharingItsLoopHasItsWritesCommittedOnTheWriter() async throws {
+        let server = try await InProcessServer.start(durability: .full, eventLoops: 1)
+        let connection = try await VarlinkConnection.connect(to: server.path)
+        let other = try await VarlinkConnection.connect(to: server.path)
+        // Answered, so the loop serves it: its client is one an fsync on the loop would hold up.
+        _ = try await other.call("org.varlink.service.GetInfo", [:])
+        for n in 1...5 {
+            let reply = try await connection.call("io.propd.Set", ["values": ["k": .integer(Int64(n))]])
+            #expect(reply["revision"] == .integer(Int64(n)))
+        }
+        let statistics = server.store.statistics
+        #expect(statistics.requests == 5)
+        #expect(statistics.batches == 5)
+        #expect(statistics.inlineBatches == 0)
+        await other.close()
+        await connection.close()
+        try await server.stop()
+    }
+
     private func set(_ key: String, _ value: Int64) -> VarlinkCall {
         VarlinkCall(method: "io.propd.Set", parameters: ["values": [key: .integer(value)]])
     }
@@ -87,17 +120,20 @@ struct InProcessServer {
     let task: Task<Void, any Error>
     let path: String
 
-    static func start() async throws -> InProcessServer {
+    /// `eventLoops`: the server's loops (nil: one per core).
+    static func start(durability: StoreConfiguration.Durability = .normal, eventLoops: Int? = nil) async throws -> InProcessServer {
         let directory = try TemporaryDirectory()
         let store = try PropertyStore(
-            path: directory.path + "/propd.db", configuration: StoreConfiguration(durability: .normal))
+            path: directory.path + "/propd.db", configuration: StoreConfiguration(durability: durability))
         let service = try PropertyService(store: store, logger: Logger(label: "propd.test"))
         let interface = IOPropdInterface(service: service, connections: { 0 })
         let path = directory.path + "/s.sock"
+        var configuration = VarlinkServerConfiguration()
+        if let eventLoops { configuration.eventLoopCount = eventLoops }
         let server = try VarlinkServer(
             address: .path(path),
             info: VarlinkServiceInfo(vendor: "propd", product: "propd", version: "test", url: "https://propd.invalid"),
-            interfaces: [interface.varlinkInterface], logger: Logger(label: "propd.test"))
+            interfaces: [interface.varlinkInterface], configuration: configuration, logger: Logger(label: "propd.test"))
         let task = Task { try await server.run() }
         try await server.listening()
         return InProcessServer(directory: directory, store: store, service: service, server: server, task: task, path: path)

@@ -6,9 +6,11 @@ import Synchronization
 public final class ManualLoop: WriteLoop {
     private let afterTick = Mutex<[@Sendable () -> Void]>([])
     public let isCurrent: Bool
+    public let servesOneConnection: Bool
 
-    public init(isCurrent: Bool = true) {
+    public init(isCurrent: Bool = true, servesOneConnection: Bool = false) {
         self.isCurrent = isCurrent
+        self.servesOneConnection = servesOneConnection
     }
 
     public var identity: ObjectIdentifier { ObjectIdentifier(self) }
