@@ -94,6 +94,27 @@ import Testing
         try await server.stop()
     }
 
+    @Test func withFullDurabilityAClientLeftAloneOnItsLoopHasItsWritesCommittedThereAgain() async throws {
+        let server = try await InProcessServer.start(durability: .full, eventLoops: 1)
+        let connection = try await VarlinkConnection.connect(to: server.path)
+        let other = try await VarlinkConnection.connect(to: server.path)
+        _ = try await other.call("org.varlink.service.GetInfo", [:])
+        _ = try await connection.call("io.propd.Set", ["values": ["k": 0]])
+        #expect(server.store.statistics.inlineBatches == 0)
+        await other.close()
+        // The server hears of the close in its own time: Set until a write
+        // commits on the loop, which it does once the loop serves one connection.
+        let deadline = ContinuousClock.now + .seconds(20)
+        var n: Int64 = 0
+        while server.store.statistics.inlineBatches == 0, ContinuousClock.now < deadline {
+            n += 1
+            _ = try await connection.call("io.propd.Set", ["values": ["k": .integer(n)]])
+        }
+        #expect(server.store.statistics.inlineBatches > 0)
+        await connection.close()
+        try await server.stop()
+    }
+
     private func set(_ key: String, _ value: Int64) -> VarlinkCall {
         VarlinkCall(method: "io.propd.Set", parameters: ["values": [key: .integer(value)]])
     }
