@@ -8,14 +8,13 @@
 #
 # PEERS_DIR is a copy of ../shared/bench/peers with its ./install.sh run
 # once; TEST one of the harness's (pipe, conc); CONNS (default 16) the
-# connections of `conc`. A PROPD may be a script that execs propd with
-# more flags (its PID stays the server's). The label `floor` names a
-# build of Floor/durable_set_server.c instead (`floor=FLOOR`), started as
-# the kit starts it (SOCKET DATABASE NORMAL|FULL) and driven by the same
-# client, for its CPU per Set in the same rounds. One line per run:
+# connections of `conc`. Each LABEL=PROPD is started as kit-server.sh
+# says: `floor=FLOOR` is the C floor, driven by the same client, for its
+# CPU per Set in the same rounds. One line per run:
 # ROUND LABEL Sets/s CPU-µs-per-Set.
 set -euo pipefail
 peers="$(cd "$1" && pwd)"; rounds="$2"; test="$3"; durability="$4"; shift 4
+source "$(dirname "$0")/kit-server.sh"
 work="$(mktemp -d /tmp/propd-kit-cpu.XXXXXX)"
 trap 'rm -rf "$work"' EXIT
 # The client in its cheap mode, the servers without (see kit-builds.sh).
@@ -23,16 +22,9 @@ export MALLOC_MMAP_THRESHOLD_=1048576 MALLOC_TRIM_THRESHOLD_=67108864
 ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 for ((round = 1; round <= rounds; round++)); do
     for build in "$@"; do
-        dir="$work/run"; rm -rf "$dir"; mkdir -p "$dir/bindings.d"
-        if [ "${build%%=*}" = floor ]; then
-            env -u MALLOC_MMAP_THRESHOLD_ -u MALLOC_TRIM_THRESHOLD_ "${build#*=}" "$dir/s.sock" "$dir/floor.db" \
-                "${durability^^}" >/dev/null 2>&1 &
-        else
-            env -u MALLOC_MMAP_THRESHOLD_ -u MALLOC_TRIM_THRESHOLD_ "${build#*=}" --socket "$dir/s.sock" \
-                --database "$dir/propd.db" --bindings "$dir/bindings.d" --durability "$durability" >/dev/null 2>&1 &
-        fi
-        pid=$!
-        for _ in $(seq 200); do [ -S "$dir/s.sock" ] && break; sleep 0.05; done
+        dir="$work/run"; rm -rf "$dir"
+        kit_server_start "$build" "$dir" "$durability"
+        pid=$kit_server_pid
         before=$(ticks $pid)
         (cd "$peers" && python3 harness/bench.py --target propd --socket "$dir/s.sock" --tests "$test" \
             --conns "${CONNS:-16}" --runs 1 --max-seconds 8 --out "$dir/out.jsonl" >/dev/null 2>&1)

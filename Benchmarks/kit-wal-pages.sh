@@ -11,25 +11,19 @@
 # As kit-cpu.sh: PEERS_DIR a copy of ../shared/bench/peers with its
 # ./install.sh run once, TEST one of the harness's (pipe, conc), CONNS
 # the connections of `conc` (default 16), `floor=FLOOR` a build of
-# Floor/durable_set_server.c. One block per server: its transactions
+# Floor/durable_set_server.c (kit-server.sh starts each). One block per server: its transactions
 # read, frames per transaction, then frames per transaction of each table
 # (`?` for a page of no table: the free list).
 set -euo pipefail
 peers="$(cd "$1" && pwd)"; test="$2"; durability="$3"; shift 3
+source "$(dirname "$0")/kit-server.sh"
 work="$(mktemp -d /tmp/propd-kit-wal.XXXXXX)"
 trap 'rm -rf "$work"' EXIT
 export MALLOC_MMAP_THRESHOLD_=1048576 MALLOC_TRIM_THRESHOLD_=67108864
 for build in "$@"; do
-    dir="$work/run"; rm -rf "$dir"; mkdir -p "$dir/bindings.d" "$dir/copy"
-    if [ "${build%%=*}" = floor ]; then
-        env -u MALLOC_MMAP_THRESHOLD_ -u MALLOC_TRIM_THRESHOLD_ "${build#*=}" "$dir/s.sock" "$dir/s.db" \
-            "${durability^^}" >/dev/null 2>&1 &
-    else
-        env -u MALLOC_MMAP_THRESHOLD_ -u MALLOC_TRIM_THRESHOLD_ "${build#*=}" --socket "$dir/s.sock" \
-            --database "$dir/s.db" --bindings "$dir/bindings.d" --durability "$durability" >/dev/null 2>&1 &
-    fi
-    pid=$!
-    for _ in $(seq 200); do [ -S "$dir/s.sock" ] && break; sleep 0.05; done
+    dir="$work/run"; rm -rf "$dir"; mkdir -p "$dir/copy"
+    kit_server_start "$build" "$dir" "$durability"
+    pid=$kit_server_pid
     (cd "$peers" && python3 harness/bench.py --target propd --socket "$dir/s.sock" --tests "$test" \
         --conns "${CONNS:-16}" --runs 1 --max-seconds 6 --n-pipe 2000000 --out "$dir/out.jsonl" >/dev/null 2>&1) &
     client=$!
