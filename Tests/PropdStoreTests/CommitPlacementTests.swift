@@ -10,7 +10,8 @@ import Testing
 
 /// Where and when a write commits, decided by the store from who wrote it
 /// (``WriteOrigin``): a loop's lone writes at the end of its tick on that
-/// loop, together; everything else on the writer's own thread.
+/// loop, together; a loop's pipelined writes on the writer's own thread,
+/// woken at the end of the tick; everything else on the writer at once.
 @Suite(.timeLimit(.minutes(1))) struct CommitPlacementTests {
     @Test func aLoopsLoneWritesCommitOnItAtTheEndOfItsTickTogether() throws {
         let dir = try TemporaryDirectory()
@@ -115,8 +116,9 @@ import Testing
                 outcomes.completion(i)($0)
             })
         }
-        // Not alone on its connection: nothing waits for the loop's tick.
-        #expect(loop.scheduled == 0)
+        // Not alone on its connection: the tick's end would wake the writer,
+        // but the writer, busy, takes them first.
+        #expect(loop.scheduled == 1)
         release.signal()
         await outcomes.wait(for: 6)
 
@@ -124,6 +126,35 @@ import Testing
         #expect(threads.noneOnCaller)
         let statistics = store.statistics
         #expect(statistics.batches == 2)
+        #expect(statistics.inlineBatches == 0)
+        #expect(statistics.largestBatch == 5)
+        loop.endTick()  // nothing left: a no-op
+        #expect(store.statistics.batches == 2)
+    }
+
+    @Test func aPipeliningConnectionsWritesOfOneTickWakeTheWriterAtItsEndAsOneBatch() async throws {
+        let dir = try TemporaryDirectory()
+        let store = try openStore(dir)
+        let outcomes = Outcomes()
+        let loop = ManualLoop()
+        let threads = CompletionThreads()
+        threads.markCaller()
+        // The first alone, the rest behind it: the tick may not commit on the loop.
+        for i in 0..<5 {
+            store.submit(WriteSubmission({ tx in try tx.set(key("k.\(i)"), .integer(Int64(i))) }, origin: .loop(loop, alone: i == 0)) {
+                threads.record()
+                outcomes.completion(i)($0)
+            })
+        }
+        // Nothing starts before the tick's end, which commits on the writer.
+        #expect(loop.scheduled == 1)
+        #expect(store.statistics.batches == 0)
+        loop.endTick()
+        await outcomes.wait(for: 5)
+        #expect(outcomes.revisions == [0: 1, 1: 2, 2: 3, 3: 4, 4: 5])
+        #expect(threads.noneOnCaller)
+        let statistics = store.statistics
+        #expect(statistics.batches == 1)
         #expect(statistics.inlineBatches == 0)
         #expect(statistics.largestBatch == 5)
     }
@@ -142,6 +173,7 @@ import Testing
         let outcomes = Outcomes()
         let loop = ManualLoop(servesOneConnection: false)
         store.submit(WriteSubmission({ tx in try tx.set(key("a"), 1) }, origin: loop.lone, completion: outcomes.completion(0)))
+        // The writer is woken at once: its fsync starts without waiting for the tick.
         #expect(loop.scheduled == 0)
         await outcomes.wait(for: 1)
         #expect(outcomes.revisions == [0: 1])

@@ -14,8 +14,11 @@ import Synchronization
 /// that loop, which commits what is pending on the loop's thread once the
 /// tick's reads are done. Writes are then committed and answered without
 /// crossing to another thread and back (on a 2-vCPU VM each wake-up of
-/// another thread costs tens of microseconds). ``PropertyStore/submit(_:)``
-/// decides which requests go this way.
+/// another thread costs tens of microseconds). A request that must not
+/// commit on the loop (a pipelined call's) may be queued so too: the
+/// tick's end then wakes the writer, once, for everything the tick read,
+/// rather than its first request waking it while the loop still reads the
+/// rest. ``PropertyStore/submit(_:)`` decides which requests go this way.
 final class GroupCommit: Sendable {
     typealias Observer = @Sendable ([ChangeSet]) -> Void
 
@@ -33,6 +36,9 @@ final class GroupCommit: Sendable {
         /// The loops (by ``WriteLoop/identity``) with an end-of-tick commit
         /// scheduled: one per loop and tick, however many requests it read.
         var tickLoops: [ObjectIdentifier] = []
+        /// Those of `tickLoops` whose tick queued a request that must commit
+        /// on the writer: their tick's end wakes the writer instead.
+        var writerTicks: [ObjectIdentifier] = []
         /// Each loop's end-of-tick commit, made the first time the loop
         /// schedules one and handed over again at every tick after. It
         /// holds the writer weakly (it is kept here); `keptForTicks` holds
@@ -123,13 +129,16 @@ final class GroupCommit: Sendable {
 
     /// Queues `job` for the end of `loop`'s current tick (call it on `loop`):
     /// it starts nothing; the tick's first such request schedules the
-    /// tick's commit on the loop. A drain already running takes it too.
-    func submit(_ job: WriteJob, atEndOfTickOn loop: any WriteLoop) {
+    /// tick's commit on the loop. Unless `committingThere`, the tick's end
+    /// wakes the writer instead, for everything pending. A drain already
+    /// running takes it too.
+    func submit(_ job: WriteJob, atEndOfTickOn loop: any WriteLoop, committingThere: Bool) {
         let identity = loop.identity
         enum Outcome { case queued, closed, schedule(EndOfTickCommit) }
         let outcome: Outcome = queue.withLock { queue in
             if queue.closed { return .closed }
             queue.pending.append(job)
+            if !committingThere, !queue.writerTicks.contains(identity) { queue.writerTicks.append(identity) }
             if queue.tickLoops.contains(identity) { return .queued }
             queue.tickLoops.append(identity)
             queue.keptForTicks = self
@@ -146,10 +155,11 @@ final class GroupCommit: Sendable {
     }
 
     /// A loop's end-of-tick commit: commits what is pending on the calling
-    /// thread, when the writer is idle and at most ``tickCommitLimit`` requests
-    /// are pending, and answers their callers there. More pending go to the
-    /// writer queue's drain, so the loop goes on reading while they commit;
-    /// a busy writer takes them anyway. A due checkpoint always goes to the
+    /// thread, when the writer is idle, at most ``tickCommitLimit`` requests
+    /// are pending and the tick queued none that must commit on the writer,
+    /// and answers their callers there. Otherwise what is pending goes to the
+    /// writer queue's drain, so the loop goes on reading while it commits;
+    /// a busy writer takes it anyway. A due checkpoint always goes to the
     /// writer queue.
     ///
     /// > Important: this blocks the loop for a commit or two.
@@ -157,11 +167,13 @@ final class GroupCommit: Sendable {
         enum Start { case none, inline, queue }
         let start: Start = queue.withLock { queue in
             queue.tickLoops.removeAll { $0 == loop }
+            let forWriter = queue.writerTicks.contains(loop)
+            if forWriter { queue.writerTicks.removeAll { $0 == loop } }
             // The caller holds `self` while this runs.
             if queue.tickLoops.isEmpty { queue.keptForTicks = nil }
             if queue.draining || queue.pending.isEmpty { return .none }
             queue.draining = true
-            return queue.pending.count <= Self.tickCommitLimit ? .inline : .queue
+            return !forWriter && queue.pending.count <= Self.tickCommitLimit ? .inline : .queue
         }
         switch start {
         case .none: return

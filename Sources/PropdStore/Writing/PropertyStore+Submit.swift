@@ -41,7 +41,13 @@ extension PropertyStore {
     ///   one connection: a commit waits for an fsync, which must not hold
     ///   up a loop's other clients, but with none there the hop to the
     ///   writer's thread and back buys nothing.
-    /// - Anything else (a pipelining connection's writes, a task's, a
+    /// - A pipelining connection's call, submitted on its loop, waits for
+    ///   the end of the tick too, which then wakes the writer's thread once
+    ///   for all the tick read: one batch, where the first call's wake-up
+    ///   would have the writer commit the tick's calls in pieces as they
+    ///   are read.
+    /// - Anything else (a lone call in `full` on a loop that serves other
+    ///   connections, whose fsync had best start at once; a task's write, a
     ///   timer's) wakes the writer's own thread, which commits whatever is
     ///   pending while the submitter goes on.
     public func submit(_ write: any QueuedWrite, rollback: WriteRollback, origin: WriteOrigin) {
@@ -50,7 +56,9 @@ extension PropertyStore {
         switch origin {
         case .loop(let loop, alone: true)
         where loop.isCurrent && (configuration.durability == .normal || loop.servesOneConnection):
-            groupCommit.submit(job, atEndOfTickOn: loop)
+            groupCommit.submit(job, atEndOfTickOn: loop, committingThere: true)
+        case .loop(let loop, alone: false) where loop.isCurrent:
+            groupCommit.submit(job, atEndOfTickOn: loop, committingThere: false)
         case .task:
             job.resumesTask = true
             groupCommit.submit(job)

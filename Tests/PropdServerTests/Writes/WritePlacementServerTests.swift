@@ -50,10 +50,9 @@ import Testing
     @Test func aPipeliningClientsWritesCommitOnTheWriterNotOnItsLoop() async throws {
         let server = try await InProcessServer.start()
         let connection = try await VarlinkConnection.connect(to: server.path)
-        // Three Sets in one flush, read in one burst: the first is alone and
-        // waits for the tick's end; the second is not, and wakes the writer,
-        // which takes all three in its drain before the tick ends. (Were they
-        // all taken for alone, the tick's end would commit them on the loop.)
+        // Three Sets in one flush, read in one burst: the first is alone, the
+        // others are not, so the tick's end wakes the writer for all three.
+        // (Were they all taken for alone, it would commit them on the loop.)
         let results = try await connection.pipeline((1...3).map { set("k.\($0)", Int64($0)) })
         #expect(try results.map { try $0.get()["revision"] } == [1, 2, 3])
         let statistics = server.store.statistics
