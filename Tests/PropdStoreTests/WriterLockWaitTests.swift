@@ -47,7 +47,10 @@ import Testing
 
 /// Threads of this process asleep in `nanosleep` or `clock_nanosleep`
 /// (SQLite's busy handler sleeps so between its tries), read from
-/// `/proc/self/task/*/syscall`.
+/// `/proc/self/task/*/syscall`, each named with its count of voluntary
+/// context switches: a thread asleep before and asleep again since (a
+/// worker thread another suite's busy handler had, now the writer's)
+/// differs from what it was, where its id alone would not.
 enum ThreadsAsleep {
     #if arch(x86_64)
     static let sleepCalls: Set<Substring> = ["35", "230"]
@@ -55,14 +58,16 @@ enum ThreadsAsleep {
     static let sleepCalls: Set<Substring> = ["101", "115"]
     #endif
 
-    /// The ids of those threads.
+    /// Those threads, each as "id:switches".
     static func ids() -> Set<String> {
         let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
-        return Set(tasks.filter { task in
+        return Set(tasks.compactMap { task in
             guard let text = try? String(contentsOfFile: "/proc/self/task/\(task)/syscall", encoding: .utf8),
-                let call = text.split(separator: " ").first
-            else { return false }
-            return sleepCalls.contains(call)
+                let call = text.split(separator: " ").first, sleepCalls.contains(call),
+                let status = try? String(contentsOfFile: "/proc/self/task/\(task)/status", encoding: .utf8),
+                let switches = status.split(separator: "\n").first(where: { $0.hasPrefix("voluntary_ctxt_switches:") })
+            else { return nil }
+            return "\(task):\(switches.split(separator: ":").last?.trimmingCharacters(in: .whitespaces) ?? "")"
         })
     }
 }
