@@ -78,9 +78,14 @@ public final class LoopMailbox: Sendable {
     /// fsync, then holds up no other client.
     public var servesOneConnection: Bool { connections.value == 1 }
 
-    /// A connection of the loop opened (`opened`) or closed (call it on the loop).
-    func count(connectionOpened opened: Bool) {
-        connections.value += opened ? 1 : -1
+    /// A connection of the loop opened (call it on the loop).
+    func connectionOpened() {
+        connections.value += 1
+    }
+
+    /// A connection of the loop closed (call it on the loop).
+    func connectionClosed() {
+        connections.value -= 1
     }
 
     /// Runs `work` on the loop once the I/O of its current tick is handled

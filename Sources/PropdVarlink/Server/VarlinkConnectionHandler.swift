@@ -116,7 +116,7 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
         self.context = context
         let connection = makeConnection(context)
         self.connection = connection
-        connection.mailbox.count(connectionOpened: true)
+        connection.mailbox.connectionOpened()
         if let channel = context.channel as? EpollStreamChannel {
             channel.attach(self)
             socket = channel
@@ -124,7 +124,7 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
-        connection?.mailbox.count(connectionOpened: false)
+        connection?.mailbox.connectionClosed()
         socket?.detach()
         socket = nil
         endEverything()
