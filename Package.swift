@@ -62,8 +62,9 @@ let package = Package(
             swiftSettings: strictSwift6
         ),
         // SQLite's C API under its usual names, reached only through PropdStore's
-        // SQLite/ wrapper. The library is sqlite-nio's VaporCSQLite target, which
-        // is no product of its own: the SQLiteNIO product brings it and its header.
+        // SQLite/ wrapper, and the writer's VFS (WALCoalescingVFS.c). The library
+        // is sqlite-nio's VaporCSQLite target, which is no product of its own:
+        // the SQLiteNIO product brings it and its header.
         .target(name: "CSQLite", dependencies: [.product(name: "SQLiteNIO", package: "sqlite-nio")]),
         // The single writer: requests -> bindings -> one revision each -> events.
         .target(

@@ -40,7 +40,7 @@ public final class PropertyStore: Sendable {
         let connection: SQLiteConnection
         let start: (revision: Revision, horizon: Revision)
         do {
-            connection = try SQLiteConnection(path: path, mode: .create)
+            connection = try SQLiteConnection(path: path, mode: .create, coalescingLogWrites: true)
             try Self.configure(connection, configuration)
             try Migrations.migrate(connection)
             let counters = try connection.strings(

@@ -16,6 +16,13 @@
 #define PROPD_CSQLITE_H
 #include <sqlite_nio_sqlite3.h>
 
+/// The VFS that writes each transaction's log frames with one write
+/// (WALCoalescingVFS.c), once registered by propd_wal_coalescing_vfs_register().
+#define PROPD_WAL_COALESCING_VFS "propd-wal-coalescing"
+/// Registers PROPD_WAL_COALESCING_VFS (not as the default); SQLITE_OK, also
+/// when it already is. Not thread-safe: call it once.
+int propd_wal_coalescing_vfs_register(void);
+
 static inline int sqlite3_open_v2(const char *filename, sqlite3 **db, int flags, const char *vfs) {
     return sqlite_nio_sqlite3_open_v2(filename, db, flags, vfs);
 }

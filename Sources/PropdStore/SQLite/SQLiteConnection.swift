@@ -21,15 +21,21 @@ final class SQLiteConnection {
         case readWrite
     }
 
-    init(path: String, mode: Mode) throws(SQLiteError) {
+    /// `coalescingLogWrites`: through the VFS that writes each transaction's
+    /// log frames with one `pwrite(2)` (`Sources/CSQLite/WALCoalescingVFS.c`),
+    /// for the connection that writes.
+    init(path: String, mode: Mode, coalescingLogWrites: Bool = false) throws(SQLiteError) {
         var flags: Int32 = SQLITE_OPEN_NOMUTEX
         switch mode {
         case .create: flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
         case .readWrite: flags |= SQLITE_OPEN_READWRITE
         case .readOnly(let uri): flags |= SQLITE_OPEN_READONLY | (uri ? SQLITE_OPEN_URI : 0)
         }
+        if coalescingLogWrites, Self.coalescingVFSRegistration != SQLITE_OK {
+            throw SQLiteError(code: Self.coalescingVFSRegistration, message: "the log-coalescing VFS could not be registered")
+        }
         var opened: OpaquePointer?
-        let code = sqlite3_open_v2(path, &opened, flags, nil)
+        let code = sqlite3_open_v2(path, &opened, flags, coalescingLogWrites ? PROPD_WAL_COALESCING_VFS : nil)
         guard code == SQLITE_OK, let opened else {
             let error = SQLiteError(code: code, connection: opened)
             sqlite3_close_v2(opened)
@@ -43,6 +49,10 @@ final class SQLiteConnection {
             throw error
         }
     }
+
+    /// Registered once, by the first connection that asks for it (a `static
+    /// let` is initialized once, whichever thread gets there first).
+    private static let coalescingVFSRegistration = propd_wal_coalescing_vfs_register()
 
     deinit {
         statements = [:]
