@@ -14,6 +14,12 @@
 // commit the whole transaction is in the file (and, with synchronous=FULL,
 // synced), exactly as without this VFS, and a failed write fails the commit.
 //
+// The flush at the commit frame relies on SQLite writing a frame as a
+// 24-byte header and then its page. Should a later SQLite write otherwise,
+// the database file's shared-memory calls flush its log too: SQLite takes
+// or releases a shared-memory lock, or makes a barrier, before a commit is
+// visible to any other connection.
+//
 // Only files SQLite opens as write-ahead logs are buffered; everything else
 // is the unix VFS's own behaviour, passed through.
 #include <sqlite_nio_sqlite3.h>
@@ -31,6 +37,8 @@ struct CoalescingFile {
     int used;                    // bytes in buffer
     int capacity;
     int commitFramePending;      // the last write was a commit frame's header
+    CoalescingFile *log;         // of a database file: its open log, if any
+    CoalescingFile *database;    // of a log: its database file
 };
 
 // Large enough for a transaction of ~60 pages of 4 KiB, written in pieces
@@ -58,6 +66,8 @@ static int flush(CoalescingFile *file) {
 static int xClose(sqlite3_file *f) {
     CoalescingFile *file = (CoalescingFile *)f;
     int flushed = file->isLog ? flush(file) : SQLITE_OK;
+    if (file->database != NULL) file->database->log = NULL;
+    if (file->log != NULL) file->log->database = NULL;
     int closed = file->real->pMethods ? file->real->pMethods->xClose(file->real) : SQLITE_OK;
     sqlite_nio_sqlite3_free(file->buffer);
     file->buffer = NULL;
@@ -169,12 +179,18 @@ static int xShmMap(sqlite3_file *f, int region, int size, int extend, void volat
 
 static int xShmLock(sqlite3_file *f, int offset, int n, int flags) {
     CoalescingFile *file = (CoalescingFile *)f;
+    if (file->log != NULL) {
+        int flushed = flush(file->log);
+        if (flushed != SQLITE_OK) return flushed;
+    }
     if (!hasVersion(file, 2)) return SQLITE_IOERR_SHMLOCK;
     return file->real->pMethods->xShmLock(file->real, offset, n, flags);
 }
 
 static void xShmBarrier(sqlite3_file *f) {
     CoalescingFile *file = (CoalescingFile *)f;
+    // Nothing to report an error to here; the commit frame's flush reports it.
+    if (file->log != NULL) (void)flush(file->log);
     if (hasVersion(file, 2)) file->real->pMethods->xShmBarrier(file->real);
 }
 
@@ -220,6 +236,12 @@ static int xOpen(sqlite3_vfs *vfs, sqlite3_filename name, sqlite3_file *f, int f
         }
         file->capacity = BUFFER_CAPACITY;
         file->isLog = 1;
+        // The connection opened its database file through this VFS too.
+        CoalescingFile *database = (CoalescingFile *)sqlite_nio_sqlite3_database_file_object(name);
+        if (database != NULL && database->base.pMethods == &coalescingMethods) {
+            database->log = file;
+            file->database = database;
+        }
     }
     file->base.pMethods = &coalescingMethods;
     return SQLITE_OK;
