@@ -23,7 +23,6 @@
 // Only files SQLite opens as write-ahead logs are buffered; everything else
 // is the unix VFS's own behaviour, passed through.
 #include <sqlite_nio_sqlite3.h>
-#include <stdlib.h>
 #include <string.h>
 #include "CSQLite.h"
 
@@ -63,6 +62,15 @@ static int flush(CoalescingFile *file) {
     return SQLITE_OK;
 }
 
+// Writes a log's buffer before anything that could look at the file.
+#define FLUSHING_FIRST(file) \
+    do { \
+        if ((file)->isLog) { \
+            int flushed = flush(file); \
+            if (flushed != SQLITE_OK) return flushed; \
+        } \
+    } while (0)
+
 static int xClose(sqlite3_file *f) {
     CoalescingFile *file = (CoalescingFile *)f;
     int flushed = file->isLog ? flush(file) : SQLITE_OK;
@@ -76,16 +84,13 @@ static int xClose(sqlite3_file *f) {
 
 static int xRead(sqlite3_file *f, void *out, int amount, sqlite3_int64 offset) {
     CoalescingFile *file = (CoalescingFile *)f;
-    if (file->isLog) {
-        int rc = flush(file);
-        if (rc != SQLITE_OK) return rc;
-    }
+    FLUSHING_FIRST(file);
     return file->real->pMethods->xRead(file->real, out, amount, offset);
 }
 
 static int xWrite(sqlite3_file *f, const void *data, int amount, sqlite3_int64 offset) {
     CoalescingFile *file = (CoalescingFile *)f;
-    if (!file->isLog || file->buffer == NULL) return file->real->pMethods->xWrite(file->real, data, amount, offset);
+    if (!file->isLog) return file->real->pMethods->xWrite(file->real, data, amount, offset);
     int rc;
     if (file->used > 0 && (offset != file->bufferOffset + file->used || file->used + amount > file->capacity)) {
         rc = flush(file);
@@ -107,14 +112,6 @@ static int xWrite(sqlite3_file *f, const void *data, int amount, sqlite3_int64 o
     }
     return SQLITE_OK;
 }
-
-#define FLUSHING_FIRST(file) \
-    do { \
-        if ((file)->isLog) { \
-            int flushed = flush(file); \
-            if (flushed != SQLITE_OK) return flushed; \
-        } \
-    } while (0)
 
 static int xTruncate(sqlite3_file *f, sqlite3_int64 size) {
     CoalescingFile *file = (CoalescingFile *)f;
