@@ -27,8 +27,8 @@
 // -DVENDORED_SQLITE builds any of these on the SQLite propd links instead of
 // the system's (compile the amalgamation as floors-side-by-side.sh does).
 //
-// Two layouts propd could have, with a writer that knows each key's head
-// (the revision of its newest history row) instead of looking it up:
+// With a writer that knows each key's head (the revision of its newest
+// history row) instead of looking it up, as propd's does:
 //   -DPROPD_SQL -DKNOWN_HEAD  propd's schema and statements, `previous` bound
 //                             (here the revision before, which costs the same);
 //   -DPROPD_SQL -DKNOWN_HEAD -DMULTI_ROW  the same rows, but each epoll
@@ -36,9 +36,10 @@
 //                             history and one multi-row upsert (up to 64
 //                             rows a statement) just before its COMMIT;
 //   -DROWID_CHAIN             propd's `properties`, and a history in a rowid
-//                             table whose id is (revision << 16) + n, linked
-//                             by `previous`, appended by a plain INSERT with
-//                             no CHECK: the least SQL a per-key chain needs.
+//                             table like propd's (the id a revision shifted
+//                             left plus n), linked by `previous`, appended by
+//                             a plain INSERT with no CHECK and no upsert: the
+//                             least SQL a per-key chain needs.
 // And what keeping only the last TRIM_KEEP rows of each key costs at least,
 // the writer remembering every key's row ids (up to 1024 keys):
 //   -DROWID_CHAIN -DTRIM_KEEP=100  the rowid chain, a key's oldest row
@@ -226,10 +227,10 @@ static void write_pending(void) {
   for (int first = 0; first < pending_count; first += MULTI_ROWS) {
     int n = pending_count - first < MULTI_ROWS ? pending_count - first : MULTI_ROWS;
     sqlite3_stmt *h = prepared_rows(history_rows, n,
-        "INSERT INTO history (revision, key, kind, value, error, previous) VALUES ",
+        "INSERT INTO history (id, key, kind, value, error, previous) VALUES ",
         "(?, ?, 'set', ?, NULL, coalesce(?, (SELECT revision FROM properties WHERE key = ? AND "
         "(value IS NOT NULL OR error IS NOT NULL)), (SELECT revision FROM deleted_heads WHERE key = ?)))",
-        " ON CONFLICT (revision, key) DO UPDATE SET kind = excluded.kind, value = excluded.value, error = excluded.error");
+        " ON CONFLICT (id) DO UPDATE SET kind = excluded.kind, value = excluded.value, error = excluded.error");
     sqlite3_stmt *u = prepared_rows(upsert_rows, n,
         "INSERT INTO properties (key, value, revision, created, error, expires) VALUES ",
         "(?, ?, ?, ?, NULL, NULL)",
@@ -239,7 +240,7 @@ static void write_pending(void) {
       const char *k = pool + pending[first + i].key, *v = pool + pending[first + i].value;
       int length = pending[first + i].length;
       long long rev = pending[first + i].revision;
-      sqlite3_bind_int64(h, 6 * i + 1, rev);
+      sqlite3_bind_int64(h, 6 * i + 1, rev << 18);
       sqlite3_bind_text(h, 6 * i + 2, k, -1, SQLITE_STATIC);
       sqlite3_bind_text(h, 6 * i + 3, v, length, SQLITE_STATIC);
       sqlite3_bind_int64(h, 6 * i + 4, rev - 1);
@@ -290,7 +291,8 @@ static void handle_frame(conn *c, char *frame) {
     pend_row(k, v, (int)(vend - v));
 #elif defined(PROPD_SQL)
     // History first: its `previous` is the key's head before the upsert.
-    sqlite3_bind_int64(hi, 1, revision);
+    // The revision's one row: its id is the revision's first.
+    sqlite3_bind_int64(hi, 1, revision << 18);
     sqlite3_bind_text(hi, 2, k, -1, SQLITE_STATIC);
     sqlite3_bind_text(hi, 3, "set", 3, SQLITE_STATIC);
     sqlite3_bind_text(hi, 4, v, (int)(vend - v), SQLITE_STATIC);
@@ -349,7 +351,8 @@ static void handle_frame(conn *c, char *frame) {
     upsert(k, v, (int)(vend - v));
 #else
     upsert(k, v, (int)(vend - v));
-    sqlite3_bind_int64(hi, 1, revision);
+    // The revision's one row: its id is the revision's first.
+    sqlite3_bind_int64(hi, 1, revision << 16);
     sqlite3_bind_text(hi, 2, k, -1, SQLITE_STATIC);
     sqlite3_bind_text(hi, 3, v, (int)(vend - v), SQLITE_STATIC);
     sqlite3_step(hi);
@@ -426,10 +429,10 @@ int main(int argc, char **argv) {
   sqlite3_finalize(last);
   if (sqlite3_prepare_v2(db, PROPERTIES_UPSERT, -1, &up, 0) != SQLITE_OK ||
       sqlite3_prepare_v2(db,
-          "INSERT INTO history (revision, key, kind, value, error, previous) VALUES (?1, ?2, ?3, ?4, NULL, coalesce(?5, "
+          "INSERT INTO history (id, key, kind, value, error, previous) VALUES (?1, ?2, ?3, ?4, NULL, coalesce(?5, "
           "(SELECT revision FROM properties WHERE key = ?2 AND (value IS NOT NULL OR error IS NOT NULL)), "
           "(SELECT revision FROM deleted_heads WHERE key = ?2))) "
-          "ON CONFLICT (revision, key) DO UPDATE SET kind = excluded.kind, value = excluded.value, error = excluded.error",
+          "ON CONFLICT (id) DO UPDATE SET kind = excluded.kind, value = excluded.value, error = excluded.error",
           -1, &hi, 0) != SQLITE_OK) {
     fprintf(stderr, "%s\n", sqlite3_errmsg(db));
     return 1;

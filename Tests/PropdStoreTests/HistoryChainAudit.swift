@@ -8,14 +8,16 @@ import Testing
 /// - every key's chain, walked from the head the rule names, reaches every
 ///   one of its rows, newest first, and ends with `previous` NULL (no row is
 ///   unreachable, so none escapes compaction; none points to a removed row);
-/// - a key whose newest row is a delete has that row in deleted_heads.
+/// - a key whose newest row is a delete has that row in deleted_heads;
+/// - a key has at most one row per revision (`schema/006_history_row_ids.sql`).
 func auditHistoryChains(_ path: String) throws -> [String] {
     let database = try InspectedDatabase(path)
     // One read transaction: every query below sees the same snapshot.
     try database.execute("BEGIN")
     defer { try? database.execute("COMMIT") }
     var problems: [String] = []
-    let rows = try database.rows("SELECT key, revision, kind, previous FROM history ORDER BY key, revision DESC", columns: 4)
+    let rows = try database.rows(
+        "SELECT key, id >> 18, kind, previous FROM history ORDER BY key, id DESC", columns: 4)
     var byKey: [String: [(revision: Int64, kind: String, previous: Int64?)]] = [:]
     for row in rows {
         guard let key = row[0], let revision = row[1].flatMap({ Int64($0) }), let kind = row[2] else {
@@ -32,6 +34,9 @@ func auditHistoryChains(_ path: String) throws -> [String] {
             """, key)
         if head != newestFirst.first?.revision {
             problems.append("\(key): head \(String(describing: head)), newest row \(newestFirst[0].revision)")
+        }
+        for (newer, older) in zip(newestFirst, newestFirst.dropFirst()) where newer.revision == older.revision {
+            problems.append("\(key)@\(newer.revision): two rows")
         }
         for (index, row) in newestFirst.enumerated() {
             let expected = index + 1 < newestFirst.count ? newestFirst[index + 1].revision : nil

@@ -242,7 +242,7 @@ import Testing
         let a = key("a")
         try await setEach(store, a, to: 1...3)
         // Damage the file from outside: the oldest row points at the newest.
-        try InspectedDatabase(dir.databasePath).execute("UPDATE history SET previous = 3 WHERE revision = 1 AND key = 'a'")
+        try InspectedDatabase(dir.databasePath).execute("UPDATE history SET previous = 3 WHERE id >> 18 = 1 AND key = 'a'")
         #expect(try store.history(of: a).map(\.revision) == [3, 2, 1])
         // A pass reads it too (at 17, from a's first row): it ends as well.
         try await setEach(store, a, to: 4...20)

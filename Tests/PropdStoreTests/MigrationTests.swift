@@ -64,8 +64,42 @@ import Testing
         try expectIntactHistoryChains(dir)
 
         let database = try InspectedDatabase(dir.databasePath)
-        // The latest migration, 005_commands, records 5.
-        #expect(try database.int64("SELECT value FROM meta WHERE name = 'schema_version'") == 5)
+        // The latest migration, 006_history_row_ids, records 6.
+        #expect(try database.int64("SELECT value FROM meta WHERE name = 'schema_version'") == 6)
         #expect(try database.strings("SELECT name FROM sqlite_master WHERE type = 'index' AND name = 'history_by_key'") == [])
+    }
+
+    /// A version-5 database whose history has two rows at revision 2 (a Set
+    /// and the derived value it caused) and a chain across revisions.
+    @Test func aVersionFiveHistoryGetsIdsInRevisionAndKeyOrderAndKeepsItsChains() async throws {
+        let dir = try TemporaryDirectory()
+        let database = try InspectedDatabase(dir.databasePath)
+        try database.execute("BEGIN")
+        let files = try EmbeddedSchemaTests.schemaFiles().filter { $0.identifier < "006" }
+        for file in files { try database.execute(String(decoding: file.bytes, as: UTF8.self)) }
+        try database.execute("""
+            CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY);
+            INSERT INTO grdb_migrations VALUES \(files.map { "('\($0.identifier)')" }.joined(separator: ", "));
+            INSERT INTO properties (key, value, revision, created, error) VALUES
+                ('src', '2', 2, 1, NULL), ('derived', '4', 2, 2, NULL);
+            INSERT INTO history (revision, key, kind, value, error, previous) VALUES
+                (1, 'src', 'set', '1', NULL, NULL), (2, 'src', 'set', '2', NULL, 1),
+                (2, 'derived', 'set', '4', NULL, NULL);
+            UPDATE meta SET value = 2 WHERE name = 'revision';
+            COMMIT;
+            """)
+        let store = try openStore(dir)
+        #expect(store.revision == 2)
+        #expect(try database.rows("SELECT id, key FROM history ORDER BY id", columns: 2) == [
+            ["\(1 << 18)", "src"], ["\(2 << 18)", "derived"], ["\(2 << 18 | 1)", "src"],
+        ])
+        #expect(try store.history(of: key("src")).map(\.revision) == [2, 1])
+        #expect(try store.changes(after: 0).changeSets == [
+            ChangeSet(revision: 1, changes: [.set(key("src"), 1)]),
+            ChangeSet(revision: 2, changes: [.set(key("derived"), 4), .set(key("src"), 2)]),
+        ])
+        try await store.write(WriteRequest(set: [key("src"): 3]))
+        #expect(try store.history(of: key("src")).map(\.revision) == [3, 2, 1])
+        try expectIntactHistoryChains(dir)
     }
 }

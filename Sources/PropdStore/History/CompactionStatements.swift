@@ -1,7 +1,8 @@
 /// The statements history compaction runs on the writer's connection,
 /// prepared once with the other writer statements.
 final class CompactionStatements {
-    /// `previous` of one history row: no row, NULL, or a revision.
+    /// `previous` of one history row (?1 its revision, ?2 its key): no row,
+    /// NULL, or a revision. The statements below name a row the same way.
     let previousOf: SQLiteStatement
     /// Makes a row the oldest of its key's chain.
     let endChain: SQLiteStatement
@@ -15,13 +16,17 @@ final class CompactionStatements {
     let dropStaleDeletedHead: SQLiteStatement
     let setHorizon: SQLiteStatement
 
+    /// The history row of revision ?1 and key ?2, found among its
+    /// revision's ids (`+key`: never by key, see ``HistoryChain/walk``).
+    static let row = "\(HistoryRowID.rowsOfRevision("?1")) AND +key = ?2"
+
     init(_ connection: SQLiteConnection) throws(SQLiteError) {
-        previousOf = try connection.statement("SELECT previous FROM history WHERE revision = ?1 AND key = ?2")
-        endChain = try connection.statement(
-            "UPDATE history SET previous = NULL WHERE revision = ?1 AND key = ?2")
-        removeRow = try connection.statement("DELETE FROM history WHERE revision = ?1 AND key = ?2")
+        let row = Self.row
+        previousOf = try connection.statement("SELECT previous FROM history WHERE \(row)")
+        endChain = try connection.statement("UPDATE history SET previous = NULL WHERE \(row)")
+        removeRow = try connection.statement("DELETE FROM history WHERE \(row)")
         removeRange = try connection.statement(
-            "DELETE FROM history WHERE revision >= ?1 AND revision < ?2")
+            "DELETE FROM history WHERE id >= ?1 << \(HistoryRowID.slotBits) AND id < ?2 << \(HistoryRowID.slotBits)")
         dropStaleDeletedHead = try connection.statement("""
             DELETE FROM deleted_heads WHERE key = ?1 AND EXISTS (
                 SELECT 1 FROM properties WHERE key = ?1 AND (value IS NOT NULL OR error IS NOT NULL))

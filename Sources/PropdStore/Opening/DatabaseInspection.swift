@@ -6,6 +6,8 @@ import Foundation
 /// exactly as it was.
 enum DatabaseInspection {
     static let sqliteHeader = Array("SQLite format 3\u{0}".utf8)
+    /// The migration that gave history rows ids (`schema/006_history_row_ids.sql`).
+    static let historyRowIDsMigration = "006_history_row_ids"
 
     /// Throws when the file must not be opened for writing; returns quietly
     /// for a missing or empty file (a new database) and for propd's own.
@@ -94,7 +96,11 @@ enum DatabaseInspection {
             // (a damaged history fails here rather than after the file was
             // put in WAL mode).
             if tables.contains("history") {
-                _ = try connection.prepare(PropertyStore.committedRevisionSQL).int64()
+                // Before 006_history_row_ids, history had no ids but revisions.
+                let sql =
+                    applied.contains(Self.historyRowIDsMigration)
+                    ? PropertyStore.committedRevisionSQL : "SELECT max(revision) FROM history"
+                _ = try connection.prepare(sql).int64()
             }
         }
         return applied

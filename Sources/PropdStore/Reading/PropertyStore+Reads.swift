@@ -81,8 +81,12 @@ extension PropertyStore {
             let revision = try Self.committedRevision(connection)
             let horizon = Revision(try Self.historyHorizon(connection))
             if since < horizon { throw StoreError.compacted(since: since, oldest: horizon.next) }
-            let select = try connection.statement(
-                "SELECT revision, kind, value, error, key FROM history WHERE revision > ?1 ORDER BY revision, key")
+            // In id order, which is revision order; each revision's rows are
+            // put in key order below.
+            let select = try connection.statement("""
+                SELECT \(HistoryRowID.revisionColumn()), kind, value, error, key FROM history
+                WHERE id >= (?1 + 1) << \(HistoryRowID.slotBits) ORDER BY id
+                """)
             try select.bind(1, since.rawValue)
             var changeSets: [ChangeSet] = []
             try select.forEachRow { row in
@@ -96,6 +100,9 @@ extension PropertyStore {
                     changeSets.append(ChangeSet(revision: at, changes: [change]))
                 }
                 return true
+            }
+            for index in changeSets.indices where changeSets[index].changes.count > 1 {
+                changeSets[index].changes.sort { $0.key.rawValue.utf8.lexicographicallyPrecedes($1.key.rawValue.utf8) }
             }
             return (changeSets, revision)
         }
@@ -151,7 +158,8 @@ extension PropertyStore {
     }
 
     static let committedRevisionSQL = """
-        SELECT max(value, coalesce((SELECT max(revision) FROM history), 0)) FROM meta WHERE name = 'revision'
+        SELECT max(value, coalesce((SELECT max(id) FROM history) >> \(HistoryRowID.slotBits), 0))
+        FROM meta WHERE name = 'revision'
         """
 
     static func historyHorizon(_ connection: SQLiteConnection) throws -> Int64 {

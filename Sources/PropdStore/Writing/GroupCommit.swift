@@ -289,7 +289,8 @@ final class GroupCommit: Sendable {
         resumeInline: Bool
     ) {
         let startRevision = state.withLock { $0.revision }
-        let storage = SQLiteWriteBatch(connection: connection, statements: statements, heads: writer.heads, path: path)
+        let storage = SQLiteWriteBatch(
+            connection: connection, statements: statements, heads: writer.heads, rowIDs: writer.rowIDs, path: path)
         var revision = startRevision
         var committed: [(changeSet: ChangeSet, request: any QueuedWrite)] = []
         committed.reserveCapacity(batch.count)

@@ -20,6 +20,7 @@ import PropdCore
 final class PendingSets {
     private struct Row {
         var revision: Int64
+        var historyID: Int64
         var previous: Int64
         var expires: Int64?
         var key: Range<Int>
@@ -45,15 +46,15 @@ final class PendingSets {
     var count: Int { rows.count }
 
     /// Holds a Set of `key` to `value` at `revision`, its history row
-    /// linked to `previous`.
-    func append(key: String, value: JSONValue, expires: Int64?, revision: Int64, previous: Int64) {
+    /// `historyID` linked to `previous`.
+    func append(key: String, value: JSONValue, expires: Int64?, revision: Int64, historyID: Int64, previous: Int64) {
         let keyStart = bytes.count
         bytes.append(contentsOf: key.utf8)
         let valueStart = bytes.count
         value.encode(into: &bytes)
         rows.append(
             Row(
-                revision: revision, previous: previous, expires: expires,
+                revision: revision, historyID: historyID, previous: previous, expires: expires,
                 key: keyStart..<valueStart, value: valueStart..<bytes.count))
     }
 
@@ -80,7 +81,7 @@ final class PendingSets {
                 let (history, upsert) = try prepared(rows: size, on: connection)
                 let written = rows[first..<first + size]
                 try execute(history, written, from: buffer, parametersPerRow: 4) { texts, base, row in
-                    try history.bind(base + 1, row.revision)
+                    try history.bind(base + 1, row.historyID)
                     try texts.bind(base + 2, row.key)
                     try texts.bind(base + 3, row.value)
                     try history.bind(base + 4, row.previous)

@@ -9,6 +9,7 @@ final class SQLiteWriteBatch: WriteBatchStorage {
     let connection: SQLiteConnection
     let statements: WriterStatements
     let heads: HistoryHeads
+    let rowIDs: HistoryRowIDs
     let path: String
     /// The first storage failure (disk full, I/O error) met while running
     /// the batch, noted even when a request's body catches and swallows the
@@ -20,10 +21,14 @@ final class SQLiteWriteBatch: WriteBatchStorage {
     /// kept from one such Set of the batch to the next.
     private var valueText: [UInt8] = []
 
-    init(connection: SQLiteConnection, statements: WriterStatements, heads: HistoryHeads, path: String) {
+    init(
+        connection: SQLiteConnection, statements: WriterStatements, heads: HistoryHeads, rowIDs: HistoryRowIDs,
+        path: String
+    ) {
         self.connection = connection
         self.statements = statements
         self.heads = heads
+        self.rowIDs = rowIDs
         self.path = path
     }
 
@@ -77,7 +82,10 @@ final class SQLiteWriteBatch: WriteBatchStorage {
     func set(_ key: Key, _ value: JSONValue, expires: Int64?, at revision: Revision) throws(StoreError) {
         let pending = statements.pendingSets
         if let previous = heads.head(of: key.rawValue) {
-            pending.append(key: key.rawValue, value: value, expires: expires, revision: revision.rawValue, previous: previous)
+            let id = try rowIDs.id(of: key.rawValue, at: revision.rawValue)
+            pending.append(
+                key: key.rawValue, value: value, expires: expires, revision: revision.rawValue, historyID: id,
+                previous: previous)
             heads.appended(key.rawValue, at: revision.rawValue)
             if pending.count >= PendingSets.statementRows { try writePendingSets() }
             return
@@ -190,7 +198,7 @@ final class SQLiteWriteBatch: WriteBatchStorage {
         key: Key, kind: StaticString, value: [UInt8]?, error: String?, at revision: Revision, previous: Int64? = nil
     ) throws {
         let append = statements.appendHistory
-        try append.bind(1, revision.rawValue)
+        try append.bind(1, try rowIDs.id(of: key.rawValue, at: revision.rawValue))
         try append.bind(3, kind)
         try append.bind(5, error)
         try append.bind(6, previous ?? heads.head(of: key.rawValue))

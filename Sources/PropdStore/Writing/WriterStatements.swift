@@ -13,10 +13,11 @@ final class WriterStatements {
     /// for a derived key declared without a value (its head is elsewhere).
     let headOfProperty: SQLiteStatement
     let delete: SQLiteStatement
-    /// Appends to history. Run BEFORE the change to `properties`: the row's
-    /// `previous` is ?6 when bound, else the key's head as the rule of
-    /// `schema/003_history_chain.sql` finds it. A second change of the same
-    /// key in the same revision replaces the first row and keeps its `previous`.
+    /// Appends to history the row with id ?1 (``HistoryRowIDs``). Run BEFORE
+    /// the change to `properties`: the row's `previous` is ?6 when bound,
+    /// else the key's head as the rule of `schema/003_history_chain.sql`
+    /// finds it. A second change of the same key in the same revision has
+    /// the same id: it replaces the first row and keeps its `previous`.
     let appendHistory: SQLiteStatement
     let recordDeletedHead: SQLiteStatement
     let revisionOfKey: SQLiteStatement
@@ -32,10 +33,11 @@ final class WriterStatements {
         expires = excluded.expires
         """
     /// The history row of a change, before its values; a second change of
-    /// the same key in the same revision replaces the first row's content.
-    static let historyInto = "INSERT INTO history (revision, key, kind, value, error, previous)"
+    /// the same key in the same revision (the same id) replaces the first
+    /// row's content.
+    static let historyInto = "INSERT INTO history (id, key, kind, value, error, previous)"
     static let historyConflict = """
-        ON CONFLICT (revision, key) DO UPDATE SET kind = excluded.kind, value = excluded.value, \
+        ON CONFLICT (id) DO UPDATE SET kind = excluded.kind, value = excluded.value, \
         error = excluded.error
         """
 
