@@ -1,4 +1,4 @@
-import PropdCore
+@testable import PropdCore
 import Testing
 
 @Suite struct KeyTests {
@@ -24,6 +24,23 @@ import Testing
     func rejectsInvalidKeysWithAReason(text: String, expected: KeySyntaxError) {
         #expect(throws: expected) { try Key(text) }
         #expect(!expected.description.isEmpty)
+    }
+
+    /// The one-loop check a Set's keys take first says yes exactly where
+    /// the full validation does (which then names what is wrong).
+    @Test func thePlainKeyCheckAgreesWithTheFullValidation() {
+        let alphabet: [String] = ["a", "Z", "0", "_", "-", ".", "*", " ", "é", "/"]
+        var generator = SystemRandomNumberGenerator()
+        var texts = [String(repeating: "x", count: 256), String(repeating: "x", count: 257),
+            String(repeating: "a.", count: 31) + "a", String(repeating: "a.", count: 32) + "a", ".", "..", "a.b"]
+        for _ in 0..<20_000 {
+            let length = Int.random(in: 0...12, using: &generator)
+            texts.append((0..<length).map { _ in alphabet.randomElement(using: &generator) ?? "a" }.joined())
+        }
+        for text in texts {
+            let valid = (try? Key.validate(text, allowingWildcards: false)) != nil
+            #expect(Key.isPlainKey(text) == valid, "\(text)")
+        }
     }
 
     @Test func keysSortByBytes() throws {

@@ -45,7 +45,7 @@ public struct Key: Sendable, Hashable, Comparable, CustomStringConvertible {
 
     /// Validates `text` as a key.
     public init(_ text: String) throws(KeySyntaxError) {
-        try Key.validate(text, allowingWildcards: false)
+        if !Key.isPlainKey(text) { try Key.validate(text, allowingWildcards: false) }
         rawValue = text
     }
 
@@ -66,6 +66,28 @@ public struct Key: Sendable, Hashable, Comparable, CustomStringConvertible {
         default:
             return false
         }
+    }
+
+    /// Whether `text` is a valid key, answered from its contiguous bytes in
+    /// one tight loop (every key a Set names goes through here). `false`
+    /// says only that ``validate(_:allowingWildcards:)`` must look, and
+    /// name what is wrong.
+    static func isPlainKey(_ text: String) -> Bool {
+        text.utf8.withContiguousStorageIfAvailable { bytes in
+            guard !bytes.isEmpty, bytes.count <= maximumBytes else { return false }
+            var dots = 0
+            var previous = UInt8(ascii: ".")
+            for b in bytes {
+                if b == UInt8(ascii: ".") {
+                    if previous == b { return false }
+                    dots += 1
+                } else if !isSegmentByte(b) {
+                    return false
+                }
+                previous = b
+            }
+            return previous != UInt8(ascii: ".") && dots < maximumSegments
+        } ?? false
     }
 
     /// Checks the shared syntax of keys and patterns in one pass over the bytes.
