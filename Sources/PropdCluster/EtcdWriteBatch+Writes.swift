@@ -92,6 +92,10 @@ extension EtcdWriteBatch {
         remove(.file, key)
     }
 
+    /// Nothing to do: each request is an etcd transaction of its own, and
+    /// a body that throws leaves it unsent.
+    func openSavepoint() throws(StoreError) {}
+
     func registerCommand(_ command: Key, at revision: Revision) throws(StoreError) -> Bool {
         if commands.contains(command) { return false }
         guardRow(.command, command)

@@ -97,6 +97,37 @@ import Testing
         // The writer goes on with the next batch.
         #expect(try await store.write(WriteRequest(set: [key("c"): 3])).revision == 1)
     }
+
+    @Test func aBodyWithoutSavepointThatOpensOneBeforeWritingIsRolledBackAloneAndItsNeighboursCommit() throws {
+        let dir = try TemporaryDirectory()
+        let store = try openStore(dir)
+        let outcomes = Outcomes()
+        let loop = ManualLoop()
+        store.submit(WriteSubmission({ tx in try tx.set(key("a"), 1) }, origin: loop.lone, completion: outcomes.completion(0)))
+        // Found, before its first write, that it could fail after it.
+        store.submit(WriteSubmission({ tx in
+            try tx.openSavepoint()
+            try tx.set(key("b"), 2)
+            try tx.openSavepoint()  // a second call changes nothing
+            throw BodyRefused()
+        }, rollback: .validatesFirst, origin: loop.lone, completion: outcomes.completion(1)))
+        store.submit(WriteSubmission({ tx in
+            try tx.openSavepoint()
+            try tx.set(key("c"), 3)
+        }, rollback: .validatesFirst, origin: loop.lone, completion: outcomes.completion(2)))
+        store.submit(WriteSubmission({ tx in try tx.set(key("d"), 4) }, rollback: .validatesFirst, origin: loop.lone, completion: outcomes.completion(3)))
+        loop.endTick()
+
+        #expect(outcomes.revisions == [0: 1, 2: 2, 3: 3])
+        #expect(outcomes.error(1) is BodyRefused)
+        #expect(try store.get([key("a"), key("b"), key("c"), key("d")]).properties.map { $0?.revision } == [1, nil, 2, 3])
+        #expect(try store.history(of: key("b")) == [])
+        let statistics = store.statistics
+        #expect(statistics.batches == 1)
+        #expect(statistics.failedBatches == 0)
+        #expect(statistics.rejected == 1)
+        try expectIntactHistoryChains(dir)
+    }
 }
 
 struct BodyRefused: Error {}

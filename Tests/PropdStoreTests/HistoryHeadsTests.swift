@@ -27,4 +27,14 @@ import Testing
         heads.forgetAll()
         #expect(heads.count == 0)
     }
+
+    @Test func replacingAHeadAnswersTheOldOneAndLeavesAnUnknownKeyUnknown() {
+        let heads = HistoryHeads()
+        heads.appended("a", at: 1)
+        #expect(heads.replaceHead(of: "a", with: 5) == 1)
+        #expect(heads.head(of: "a") == 5)
+        #expect(heads.replaceHead(of: "b", with: 6) == nil)
+        #expect(heads.head(of: "b") == nil)
+        #expect(heads.count == 1)
+    }
 }

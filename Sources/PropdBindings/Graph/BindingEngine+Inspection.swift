@@ -6,6 +6,12 @@ extension BindingEngine {
         ids[key].map { nodes[Int($0)].binding != nil } ?? false
     }
 
+    /// Whether a change of `key` can make ``propagate(_:lookup:)`` evaluate
+    /// a binding (and so fail, past the recomputation bound).
+    public func mayPropagate(from key: Key) -> Bool {
+        !ids.isEmpty && ids[key] != nil
+    }
+
     /// The binding of `key`: expression, sources, followed keys, error.
     public func binding(of key: Key) -> BindingInfo? {
         guard let id = ids[key], let binding = nodes[Int(id)].binding else { return nil }

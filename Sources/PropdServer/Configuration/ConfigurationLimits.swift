@@ -1,4 +1,5 @@
 public import PropdBindings
+import PropdStore
 
 /// Bounds that keep one client from taking the daemon's memory or descriptors.
 ///
@@ -26,7 +27,10 @@ public struct ConfigurationLimits: Sendable, Hashable {
             case .maxConnections, .maxConnectionsPerUID, .maxPatternsPerSubscription:
                 return 1...1_000_000
             case .maxEvaluationSteps: return 1000...(1 << 40)
-            case .maxDerivedPerRevision: return 1...100_000_000
+            // A write's own keys and the keys it derives are one revision's
+            // changes, which the store bounds: room for a call's most keys.
+            case .maxDerivedPerRevision:
+                return 1...(PropertyStore.maximumChangesPerRevision - InterfaceLimits().keysPerCall)
             case .maxPartialMessageBytes: return 4096...(1 << 34)
             case .maxMessageSeconds: return 1...86_400
             }

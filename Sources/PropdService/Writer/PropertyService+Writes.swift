@@ -143,6 +143,7 @@ extension PropertyService {
         _ transaction: inout WriteTransaction, _ state: inout EngineState
     ) throws {
         for key in values.keys where state.isDerived(key) { throw ServiceError.keyIsDerived(key.rawValue) }
+        try openSavepointIfPropagating(from: values.keys, &transaction, state)
         guard let ttl else {
             try WriteRequest(set: values, expect: expect).apply(to: &transaction)
             // Without ttl a key is permanent again.
@@ -156,6 +157,18 @@ extension PropertyService {
         state.changed(at: transaction.revision)
         state.engine.expire(values.keys, at: deadline)
         try propagate(&transaction, &state)
+    }
+
+    /// A Set or Delete checks everything it can before its first write and
+    /// runs without a savepoint (``WriteRollback/validatesFirst``), but when
+    /// a key it changes feeds bindings, the propagation after its writes
+    /// can still refuse it (more than `max-derived-per-revision`
+    /// recomputations): it is then rolled back alone rather than with the
+    /// requests of its batch.
+    static func openSavepointIfPropagating(
+        from keys: some Sequence<Key>, _ transaction: inout WriteTransaction, _ state: EngineState
+    ) throws {
+        if keys.contains(where: state.engine.mayPropagate(from:)) { try transaction.openSavepoint() }
     }
 
     static func deleteBody(
@@ -179,6 +192,7 @@ extension PropertyService {
                 guard !keys.isEmpty else { throw NothingToDelete(current: Revision(transaction.revision.rawValue - 1)) }
             }
             for key in keys where state.isDerived(key) { throw ServiceError.keyIsDerived(key.rawValue) }
+            try openSavepointIfPropagating(from: keys, &transaction, state)
             // Every key must exist before the first is deleted: the body runs
             // without a savepoint, so it may not fail half-way.
             for key in keys where try transaction.revision(of: key) == .none {

@@ -26,6 +26,15 @@ final class HistoryHeads {
         revisions[key]
     }
 
+    /// Makes `revision` the head of `key` when its head is known, and
+    /// returns the head it replaces; `nil`, changing nothing, when unknown.
+    /// One look-up: it runs for every Set.
+    func replaceHead(of key: String, with revision: Int64) -> Int64? {
+        guard let index = revisions.index(forKey: key) else { return nil }
+        defer { revisions.values[index] = revision }
+        return revisions.values[index]
+    }
+
     /// `key` got a history row at `revision`, its new head.
     func appended(_ key: String, at revision: Int64) {
         if revisions.count >= capacity, revisions[key] == nil { revisions.removeAll(keepingCapacity: true) }

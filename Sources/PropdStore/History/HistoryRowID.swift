@@ -30,3 +30,11 @@ enum HistoryRowID {
         "\(table).id >> \(slotBits)"
     }
 }
+
+extension PropertyStore {
+    /// The most changes (keys set, deleted or in error) one revision holds:
+    /// each is a history row with an id of its revision's (``HistoryRowID``).
+    /// A write past it is refused with
+    /// ``StoreError/limitExceeded(limit:maximum:)``.
+    public static var maximumChangesPerRevision: Int { HistoryRowID.rowsPerRevision }
+}

@@ -77,4 +77,12 @@ public protocol WriteBatchStorage: AnyObject {
     func unmarkFileBinding(_ key: Key) throws(StoreError)
     /// Records `command` as a command at `revision`; returns whether it is new.
     func registerCommand(_ command: Key, at revision: Revision) throws(StoreError) -> Bool
+
+    // MARK: Rollback
+
+    /// From here on, the request being run can be rolled back alone: a
+    /// body submitted as ``WriteRollback/validatesFirst`` calls it before
+    /// its first write once it finds it could fail after writing. Does
+    /// nothing when the request can already be rolled back alone.
+    func openSavepoint() throws(StoreError)
 }

@@ -304,10 +304,8 @@ final class GroupCommit: Sendable {
         do {
             try statements.begin.execute()
             for job in batch {
-                if job.needsSavepoint {
-                    try storage.writePendingSets()
-                    try statements.savepoint.execute()
-                }
+                storage.requestHasSavepoint = false
+                if job.needsSavepoint { try storage.openSavepoint() }
                 var transaction = WriteTransaction(storage: storage, revision: revision.next)
                 let succeeded = job.request.run(&transaction)
                 ran += 1
@@ -316,11 +314,11 @@ final class GroupCommit: Sendable {
                     committed.append((transaction.changeSet, job.request))
                     if job.resumesTask { resumingTasks += 1 }
                     if let storageFailure = storage.storageFailure { throw storageFailure }
-                    if job.needsSavepoint { try statements.release.execute() }
+                    if storage.requestHasSavepoint { try statements.release.execute() }
                     revision = revision.next
                 } else {
                     if let storageFailure = storage.storageFailure { throw storageFailure }
-                    if job.needsSavepoint {
+                    if storage.requestHasSavepoint {
                         // Written, then rolled back with the rest of the request.
                         try storage.writePendingSets()
                         try statements.rollbackToSavepoint.execute()

@@ -20,6 +20,10 @@ final class SQLiteWriteBatch: WriteBatchStorage {
     /// The JSON text of a value set by the single statements, its storage
     /// kept from one such Set of the batch to the next.
     private var valueText: [UInt8] = []
+    /// Whether the request being run is inside a savepoint of its own: set
+    /// by the writer before it runs (``WriteRollback/savepoint``), or by
+    /// its body (``openSavepoint()``).
+    var requestHasSavepoint = false
 
     init(
         connection: SQLiteConnection, statements: WriterStatements, heads: HistoryHeads, rowIDs: HistoryRowIDs,
@@ -81,12 +85,12 @@ final class SQLiteWriteBatch: WriteBatchStorage {
     /// head, else writes it at once.
     func set(_ key: Key, _ value: JSONValue, expires: Int64?, at revision: Revision) throws(StoreError) {
         let pending = statements.pendingSets
-        if let previous = heads.head(of: key.rawValue) {
-            let id = try rowIDs.id(of: key.rawValue, at: revision.rawValue)
+        // First: a key's id is the same however its row is written.
+        let id = try rowIDs.id(of: key.rawValue, at: revision.rawValue)
+        if let previous = heads.replaceHead(of: key.rawValue, with: revision.rawValue) {
             pending.append(
                 key: key.rawValue, value: value, expires: expires, revision: revision.rawValue, historyID: id,
                 previous: previous)
-            heads.appended(key.rawValue, at: revision.rawValue)
             if pending.count >= PendingSets.statementRows { try writePendingSets() }
             return
         }
@@ -184,6 +188,12 @@ final class SQLiteWriteBatch: WriteBatchStorage {
 
     func removeBindingState(_ key: Key) throws(StoreError) -> Bool {
         try execute("DELETE FROM binding_state WHERE key = ?1", key.rawValue) > 0
+    }
+
+    func openSavepoint() throws(StoreError) {
+        if requestHasSavepoint { return }
+        try run { _ = try statements.savepoint.execute() }
+        requestHasSavepoint = true
     }
 
     // MARK: Internals

@@ -44,6 +44,14 @@ extension WriteTransaction {
         try storage.commandNames()
     }
 
+    /// Makes this request one that is rolled back alone if it fails from
+    /// here on, as with ``WriteRollback/savepoint``: for a body submitted
+    /// as ``WriteRollback/validatesFirst`` that finds, before its first
+    /// write, that it could fail after it (a Set whose keys feed bindings).
+    public mutating func openSavepoint() throws(StoreError) {
+        try storage.openSavepoint()
+    }
+
     /// Records that `key`'s binding comes from the binding file `file`.
     /// The mark goes away with the binding (`removeBinding`).
     public mutating func markFileBinding(_ key: Key, file: String) throws(StoreError) {

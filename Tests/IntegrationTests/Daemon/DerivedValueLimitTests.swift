@@ -28,6 +28,19 @@ import Glibc
         return try #require(try await socket.receive(timeout: .seconds(120)))
     }
 
+    /// Sends `calls` with one write, so that the daemon reads them in one
+    /// go, and returns their replies in order.
+    private func pipeline(_ socket: RawSocket, _ calls: [(String, JSONValue)]) async throws -> [[String: JSONValue]] {
+        var frames: [UInt8] = []
+        for (method, parameters) in calls {
+            frames += JSONValue.object(["method": .string("io.propd." + method), "parameters": parameters]).jsonBytes + [0]
+        }
+        #expect(socket.send(frames))
+        var replies: [[String: JSONValue]] = []
+        for _ in calls { replies.append(try #require(try await socket.receive(timeout: .seconds(120)))) }
+        return replies
+    }
+
     /// The property `key` as Get returns it.
     private func property(_ socket: RawSocket, _ key: String) async throws -> JSONValue? {
         guard case .array(let properties)? = try await call(socket, "Get", ["keys": [.string(key)]])["parameters"]?["properties"]
@@ -104,6 +117,16 @@ import Glibc
         #expect(missing["error"] == "io.propd.NoSuchKey")
         // The engine is consistent with the store: a small write still works.
         #expect(try await call(socket, "Set", ["values": ["other": 1]])["error"] == nil)
+
+        // Pipelined, so that they are read, and committed, together: the
+        // refused Set is rolled back alone, its neighbours are kept.
+        let replies = try await pipeline(socket, [
+            ("Set", ["values": ["before": 1]]), ("Set", ["values": ["src": 2]]), ("Set", ["values": ["after": 3]]),
+        ])
+        #expect(replies.map { $0["error"] } == [nil, "io.propd.LimitExceeded", nil])
+        #expect(try await property(socket, "before")?["value"] == 1)
+        #expect(try await property(socket, "after")?["value"] == 3)
+        #expect(try await call(socket, "Get", ["keys": ["src"]])["error"] == "io.propd.NoSuchKey")
         daemon.signal(SIGTERM)
         #expect(try await daemon.exit(timeout: .seconds(30)) == .exited(0))
     }

@@ -77,6 +77,13 @@ import Testing
         #expect(zero?.line == 2)
         #expect(zero?.problem == .invalidValue(key: "limits.max-connections", value: "0", reason: "is out of range; expected 1...1000000"))
 
+        // A write's keys (65,536 at most) and what it derives share one revision's 262,144 changes.
+        let derived = failure("limits:\n  max-derived-per-revision: 196609\n")
+        #expect(derived?.problem == .invalidValue(key: "limits.max-derived-per-revision", value: "196609", reason: "is out of range; expected 1...196608"))
+        #expect(throws: Never.self) {
+            try ConfigurationFile.parse("limits:\n  max-derived-per-revision: 196608\n", path: "/etc/propd/propd.conf", directory: directory)
+        }
+
         let tiny = failure("limits:\n  max-message-bytes: 100\n")
         #expect(tiny?.problem == .invalidValue(key: "limits.max-message-bytes", value: "100", reason: "is out of range; expected 4096...1073741824"))
 
