@@ -64,6 +64,11 @@ import Testing
         #expect(error == .limitExceeded(limit: "revisions", maximum: Int(HistoryRowID.maxRevision)))
         #expect(try store.get([key("a")]).properties.first??.value == 1)
         #expect(try store.history(of: key("a")).map(\.revision.rawValue) == [HistoryRowID.maxRevision])
+        #expect(try store.changes(after: Revision(HistoryRowID.maxRevision - 1)).changeSets == [
+            ChangeSet(revision: Revision(HistoryRowID.maxRevision), changes: [.set(key("a"), 1)])
+        ])
+        #expect(try store.changes(after: Revision(HistoryRowID.maxRevision)).changeSets.isEmpty)
+        #expect(HistoryRowID.ids(of: HistoryRowID.maxRevision..<(HistoryRowID.maxRevision + 1)).upperBound == .max)
         store.close()
         #expect(try openStore(dir).revision.rawValue == HistoryRowID.maxRevision)
     }

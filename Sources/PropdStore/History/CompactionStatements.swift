@@ -9,7 +9,7 @@ final class CompactionStatements {
     /// Deletes one row. (Rows go one by one, each `previous` read first:
     /// a recursive query or `RETURNING` would build a temporary table.)
     let removeRow: SQLiteStatement
-    /// Deletes every row in a range of revisions.
+    /// Deletes every row with an id from ?1 to ?2 (``HistoryRowID/ids(of:)``).
     let removeRange: SQLiteStatement
     /// Removes the key's deleted_heads row when it is stale (the key was set
     /// again since its delete, so its head is properties.revision).
@@ -25,8 +25,7 @@ final class CompactionStatements {
         previousOf = try connection.statement("SELECT previous FROM history WHERE \(row)")
         endChain = try connection.statement("UPDATE history SET previous = NULL WHERE \(row)")
         removeRow = try connection.statement("DELETE FROM history WHERE \(row)")
-        removeRange = try connection.statement(
-            "DELETE FROM history WHERE id >= ?1 << \(HistoryRowID.slotBits) AND id < ?2 << \(HistoryRowID.slotBits)")
+        removeRange = try connection.statement("DELETE FROM history WHERE id BETWEEN ?1 AND ?2")
         dropStaleDeletedHead = try connection.statement("""
             DELETE FROM deleted_heads WHERE key = ?1 AND EXISTS (
                 SELECT 1 FROM properties WHERE key = ?1 AND (value IS NOT NULL OR error IS NOT NULL))

@@ -110,9 +110,10 @@ struct HistoryCompaction {
             try drop.execute()
         }
         for range in plan.ranges {
+            let ids = HistoryRowID.ids(of: range)
             let remove = statements.removeRange
-            try remove.bind(1, range.lowerBound)
-            try remove.bind(2, range.upperBound)
+            try remove.bind(1, ids.lowerBound)
+            try remove.bind(2, ids.upperBound)
             try remove.execute()
         }
         for (revision, slot) in plan.single {

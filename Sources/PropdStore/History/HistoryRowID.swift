@@ -14,6 +14,11 @@ enum HistoryRowID {
         revision << slotBits | Int64(slot)
     }
 
+    /// The ids of the rows of `revisions` (not empty).
+    static func ids(of revisions: Range<Int64>) -> ClosedRange<Int64> {
+        id(revision: revisions.lowerBound, slot: 0)...id(revision: revisions.upperBound - 1, slot: rowsPerRevision - 1)
+    }
+
     /// The revision of the row with `id`.
     static func revision(of id: Int64) -> Int64 {
         id >> slotBits

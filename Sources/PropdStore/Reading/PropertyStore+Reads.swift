@@ -81,13 +81,15 @@ extension PropertyStore {
             let revision = try Self.committedRevision(connection)
             let horizon = Revision(try Self.historyHorizon(connection))
             if since < horizon { throw StoreError.compacted(since: since, oldest: horizon.next) }
+            // Nothing is after the last revision (and no id is after the last one that has ids).
+            guard since < revision else { return ([], revision) }
             // In id order, which is revision order; each revision's rows are
             // put in key order below.
             let select = try connection.statement("""
                 SELECT \(HistoryRowID.revisionColumn()), kind, value, error, key FROM history
-                WHERE id >= (?1 + 1) << \(HistoryRowID.slotBits) ORDER BY id
+                WHERE id >= ?1 ORDER BY id
                 """)
-            try select.bind(1, since.rawValue)
+            try select.bind(1, HistoryRowID.id(revision: since.rawValue + 1, slot: 0))
             var changeSets: [ChangeSet] = []
             try select.forEachRow { row in
                 let change = try Self.change(row: row, path: path)
