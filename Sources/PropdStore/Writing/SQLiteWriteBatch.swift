@@ -85,7 +85,7 @@ final class SQLiteWriteBatch: WriteBatchStorage {
     /// head, else writes it at once.
     func set(_ key: Key, _ value: JSONValue, expires: Int64?, at revision: Revision) throws(StoreError) {
         let pending = statements.pendingSets
-        // First: a key's id is the same however its row is written.
+        // Before the head is replaced: a refused id leaves the head as it was.
         let id = try rowIDs.id(of: key.rawValue, at: revision.rawValue)
         if let previous = heads.replaceHead(of: key.rawValue, with: revision.rawValue) {
             pending.append(
@@ -99,7 +99,7 @@ final class SQLiteWriteBatch: WriteBatchStorage {
         let text = valueText
         try run {
             // History first: its `previous` is the key's head before this change.
-            try appendHistory(key: key, kind: "set", value: text, error: nil, at: revision)
+            try appendHistory(key: key, kind: "set", value: text, error: nil, at: revision, id: id)
             // The key and the value bound in place, as in `appendHistory`.
             let upsert = statements.upsert
             try upsert.bind(3, revision.rawValue)
@@ -204,11 +204,13 @@ final class SQLiteWriteBatch: WriteBatchStorage {
     /// run before `properties` changes). The caller tells ``heads`` of the
     /// new head once the whole change is written. The key and the value, on
     /// every Set, are bound in place (``SQLiteStatement/withText(_:_:_:)``).
+    /// The row's id is `id` when the caller has it (``HistoryRowIDs``).
     private func appendHistory(
-        key: Key, kind: StaticString, value: [UInt8]?, error: String?, at revision: Revision, previous: Int64? = nil
+        key: Key, kind: StaticString, value: [UInt8]?, error: String?, at revision: Revision, previous: Int64? = nil,
+        id: Int64? = nil
     ) throws {
         let append = statements.appendHistory
-        try append.bind(1, try rowIDs.id(of: key.rawValue, at: revision.rawValue))
+        try append.bind(1, try id ?? rowIDs.id(of: key.rawValue, at: revision.rawValue))
         try append.bind(3, kind)
         try append.bind(5, error)
         try append.bind(6, previous ?? heads.head(of: key.rawValue))
