@@ -30,11 +30,15 @@ public final class PropertyService: Sendable {
     let commands = CommandRegistry()
     let logger: Logger
     let startedAt = ContinuousClock.now
+    /// The executions the last run left open, found at start (see
+    /// ``endInterruptedExecutions()``).
+    let interruptedExecutions: [CommandKeys]
 
     /// Opens the service on `store`: restores every persisted binding with
     /// its operator state (nothing is re-emitted), hooks the hub to the
     /// store's commits, and arms the timer for the pending deadlines (time
-    /// operators and expiring keys).
+    /// operators and expiring keys). Executions the last run left open are
+    /// found, and ended by ``endInterruptedExecutions()``.
     ///
     /// - Parameters:
     ///   - makeClock: where time operators read the time (the wall clock
@@ -57,6 +61,8 @@ public final class PropertyService: Sendable {
         var state = EngineState(clock: makeClock(), limits: bindingLimits)
         let commandNames = try Self.storedCommands(store)
         state.commands = CommandNames(commandNames)
+        commands.markRegistered(commandNames)
+        interruptedExecutions = Self.openExecutions(of: commandNames, in: store)
         let restored: [RestoredBinding]
         do {
             restored = try store.allBindings()
@@ -88,7 +94,6 @@ public final class PropertyService: Sendable {
         store.retainHistory { [weak hub] in hub?.historyFloor() }
         timers.service = WeakService(self)
         timers.arm(deadline, clock: SystemBindingClock())
-        endInterruptedExecutions(of: commandNames)
     }
 
     /// Stops the timers and ends every subscription. Writes already queued

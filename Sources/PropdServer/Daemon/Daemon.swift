@@ -63,6 +63,8 @@ public enum Daemon {
         } catch {
             throw DaemonStartError.serviceUnstartable(error)
         }
+        // Before any client: none may see an execution the crash ended.
+        await service.endInterruptedExecutions()
         let reloader = Reloader(
             service: service, flags: flags, environment: environment, current: configuration, logger: logger)
         await reloader.loadBindingFiles(from: configuration.bindingsDirectory)
