@@ -193,6 +193,42 @@ public final class EpollStreamChannel: Channel, ChannelCore, @unchecked Sendable
         }
     }
 
+    /// Writes and flushes `bytes` (call it on the loop). With no write
+    /// queued before them, the usual case for a subscriber's event, that is
+    /// one `send(2)` straight from the array: no buffer, no queue. What the
+    /// socket does not take is queued, copied, and goes out when the socket
+    /// is writable again. Unflushed writes queued before are flushed with them.
+    public func sendNow(_ bytes: [UInt8]) {
+        guard open, !bytes.isEmpty else { return }
+        guard pending.isEmpty else {
+            var copy = allocator.buffer(capacity: bytes.count)
+            copy.writeBytes(bytes)
+            writeDirectly(copy, promise: nil)
+            return flush0()
+        }
+        var sent = 0
+        while true {
+            let count = bytes.withUnsafeBytes { raw in
+                send(fd, raw.baseAddress.map { $0 + sent }, raw.count - sent, Self.sendFlags)
+            }
+            if count > 0 {
+                sent += count
+                if sent == bytes.count { return }
+                continue
+            }
+            if count == 0 { break }
+            let failure = errno
+            if failure == EINTR { continue }
+            if failure == EAGAIN || failure == EWOULDBLOCK { break }
+            return fail(sending: failure)
+        }
+        var rest = allocator.buffer(capacity: bytes.count - sent)
+        rest.writeBytes(bytes[sent...])
+        writeDirectly(rest, promise: nil)
+        flushedCount = pending.count
+        watch(interest | EPOLLOUT.rawValue)
+    }
+
     /// Makes `handler`, the pipeline's only handler, the one the channel
     /// calls itself for reads (``EpollDirectHandler``), until it detaches or
     /// the channel closes. On the loop.
@@ -330,10 +366,7 @@ public final class EpollStreamChannel: Channel, ChannelCore, @unchecked Sendable
                     watch(interest | EPOLLOUT.rawValue)
                     return
                 }
-                let error = IOError(errnoCode: failure, reason: "send(2)")
-                pipeline.syncOperations.fireErrorCaught(error)
-                close0(error: error, mode: .all, promise: nil)
-                return
+                return fail(sending: failure)
             }
             consume(count)
         }
@@ -343,6 +376,14 @@ public final class EpollStreamChannel: Channel, ChannelCore, @unchecked Sendable
             writable.store(true, ordering: .relaxed)
             pipeline.syncOperations.fireChannelWritabilityChanged()
         }
+    }
+
+    /// A send failed with `failure` (not a full socket): the pipeline is
+    /// told, and the channel closes.
+    private func fail(sending failure: Int32) {
+        let error = IOError(errnoCode: failure, reason: "send(2)")
+        pipeline.syncOperations.fireErrorCaught(error)
+        close0(error: error, mode: .all, promise: nil)
     }
 
     /// `sendmsg(2)` of up to 64 flushed buffers: the bytes sent, and errno

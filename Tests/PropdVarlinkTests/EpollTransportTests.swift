@@ -104,6 +104,48 @@ import Glibc
         await server.stop()
     }
 
+    @Test func bytesSentAtOnceThatTheSocketDoesNotTakeFollowInOrderOnceThePeerReads() async throws {
+        // Chunks sent with `sendNow` as the client connects, each its own
+        // byte: more than the socket's buffers and the high-water mark
+        // together, so most are queued and the channel turns unwritable.
+        let chunks = 64
+        let chunkSize = 64 * 1024
+        let server = try EchoServer(
+            waterMark: .init(low: 4 * 1024, high: 64 * 1024), greeting: chunks * chunkSize, greetingSentNow: true)
+        let client = try RawSocket(path: server.path)
+        _ = try await server.next { $0 == .writable(false) }
+        let received = client.receive(count: chunks * chunkSize)
+        #expect(received.count == chunks * chunkSize)
+        let expected = (0..<chunks).flatMap { [UInt8](repeating: UInt8($0), count: chunkSize) }
+        #expect(received == expected)
+        _ = try await server.next { $0 == .writable(true) }
+        await server.stop()
+    }
+
+    @Test func bytesSentAtOnceFollowWritesQueuedBeforeThem() async throws {
+        let server = try EchoServer(autoRead: false)
+        let client = try RawSocket(path: server.path)
+        _ = try await server.next { if case .active = $0 { true } else { false } }
+        let channel = try #require(server.channels.withLockedValue { $0.first } as? EpollStreamChannel)
+        try await channel.eventLoop.submit {
+            channel.writeDirectly(ByteBuffer(string: "queued,"), promise: nil)
+            channel.sendNow(Array("sent now".utf8))
+        }.get()
+        #expect(client.receive(count: 15) == Array("queued,sent now".utf8))
+        await server.stop()
+    }
+
+    @Test func bytesSentAtOnceToAPeerThatIsGoneCloseTheChannel() async throws {
+        let server = try EchoServer(autoRead: false)
+        let client = try RawSocket(path: server.path)
+        _ = try await server.next { if case .active = $0 { true } else { false } }
+        let channel = try #require(server.channels.withLockedValue { $0.first } as? EpollStreamChannel)
+        client.shutdown()
+        try await channel.eventLoop.submit { channel.sendNow(Array("too late".utf8)) }.get()
+        _ = try await server.next { $0 == .inactive }
+        await server.stop()
+    }
+
     @Test func heldReadsLeaveBytesUnreadUntilAskedFor() async throws {
         let server = try EchoServer(autoRead: false)
         let client = try RawSocket(path: server.path)
@@ -182,7 +224,8 @@ private final class EchoServer: Sendable {
 
     init(
         waterMark: ChannelOptions.Types.WriteBufferWaterMark = .init(low: 32 * 1024, high: 64 * 1024),
-        autoRead: Bool = true, greeting: Int = 0, attached: EchoHandler.Attachment? = nil
+        autoRead: Bool = true, greeting: Int = 0, greetingSentNow: Bool = false,
+        attached: EchoHandler.Attachment? = nil
     ) throws {
         group = try EpollEventLoopGroup(loops: 2, name: "test-loop")
         let (events, sink) = AsyncStream.makeStream(of: ChannelEvent.self)
@@ -198,7 +241,7 @@ private final class EchoServer: Sendable {
                 try channel.pipeline.syncOperations.addHandler(
                     EchoHandler(
                         sink: sink, read: read, readThroughPipeline: readThroughPipeline, greeting: greeting,
-                        attached: attached))
+                        greetingSentNow: greetingSentNow, attached: attached))
             }
         }
         listener = try listening.wait()
@@ -229,6 +272,9 @@ private final class EchoHandler: ChannelDuplexHandler, Sendable {
     let readThroughPipeline: NIOLockedValueBox<Int>
     /// Bytes written to the peer as soon as it is connected.
     let greeting: Int
+    /// Whether the greeting is sent with `sendNow`, in 64 KiB chunks of
+    /// bytes 0, 1, 2…, rather than written and flushed as `g`s.
+    let greetingSentNow: Bool
     /// Whether the handler attaches to its channel (`EpollDirectHandler`), and how.
     let attached: Attachment?
     private let channel = NIOLockedValueBox<EpollStreamChannel?>(nil)
@@ -242,12 +288,13 @@ private final class EchoHandler: ChannelDuplexHandler, Sendable {
 
     init(
         sink: AsyncStream<ChannelEvent>.Continuation, read: NIOLockedValueBox<Int>,
-        readThroughPipeline: NIOLockedValueBox<Int>, greeting: Int, attached: Attachment?
+        readThroughPipeline: NIOLockedValueBox<Int>, greeting: Int, greetingSentNow: Bool, attached: Attachment?
     ) {
         self.sink = sink
         self.read = read
         self.readThroughPipeline = readThroughPipeline
         self.greeting = greeting
+        self.greetingSentNow = greetingSentNow
         self.attached = attached
     }
 
@@ -261,6 +308,12 @@ private final class EchoHandler: ChannelDuplexHandler, Sendable {
         // The server's own reading of SO_PEERCRED, completed at once on the loop.
         VarlinkPeerCredentials.read(from: context.channel).whenSuccess { [sink] peer in
             if let peer { sink.yield(.active(uid: peer.uid, pid: peer.pid)) }
+        }
+        if greetingSentNow, let channel = context.channel as? EpollStreamChannel {
+            for chunk in 0..<greeting / (64 * 1024) {
+                channel.sendNow([UInt8](repeating: UInt8(truncatingIfNeeded: chunk), count: 64 * 1024))
+            }
+            return context.fireChannelActive()
         }
         var left = greeting
         while left > 0 {

@@ -76,7 +76,7 @@ extension IOPropdInterface {
 /// event loop, as fast as the socket takes them and no faster: while the
 /// connection is not writable it stops pulling, the hub's queue grows, and a
 /// consumer that stays behind is ended by the hub with `SlowConsumer`.
-final class SubscriptionPump: LoopMailboxWork {
+final class SubscriptionPump: LoopMailboxWork, DirectConsumer {
     let subscription: Subscription
     let stream: VarlinkReplyStream
     let reader: SubscriptionReader
@@ -112,9 +112,11 @@ final class SubscriptionPump: LoopMailboxWork {
     func start() {
         stream.onTermination { [subscription] in
             subscription.onReady {}
+            subscription.setDirectConsumer(nil)
             subscription.cancel()
         }
         subscription.onReady { self.schedule() }
+        subscription.setDirectConsumer(self)
         stream.onWritabilityChange { writable in
             if writable { self.schedule() }
         }
@@ -128,6 +130,27 @@ final class SubscriptionPump: LoopMailboxWork {
     }
 
     func runOnLoop() { drain() }
+
+    /// A publication on the connection's own loop (a tick's commit) hands
+    /// its event straight over while the socket takes more.
+    var takesEventsNow: Bool { stream.eventLoop.inEventLoop && stream.isWritable }
+
+    /// An event handed over by the hub, on the loop: sent as a drain sends
+    /// a batch of one.
+    func take(_ event: EncodedEvent) {
+        if endedForDeniedPattern() { return }
+        if reader.filtersReads, !reader.mayRead(event.event.key) { return }
+        stream.send(frame: event.bytes)
+    }
+
+    /// Ends the stream with `PermissionDenied` when the rules in force now
+    /// deny one of its patterns (a reload re-filters every live
+    /// subscription from its next event on); true when it did.
+    private func endedForDeniedPattern() -> Bool {
+        guard let denied = reader.deniedPattern() else { return false }
+        stream.finish(throwing: VarlinkCallError(.permissionDenied(key: denied)))
+        return true
+    }
 
     /// Runs on the event loop only, so never twice at once.
     private func drain() {
@@ -145,11 +168,8 @@ final class SubscriptionPump: LoopMailboxWork {
             let fill = subscription.next(limit: 256, into: &scratch.batch)
             switch fill {
             case .filled, .filledAll:
-                // The rules in force now, for this whole batch: a reload
-                // re-filters every live subscription from its next event on.
-                if let denied = reader.deniedPattern() {
-                    return stream.finish(throwing: VarlinkCallError(.permissionDenied(key: denied)))
-                }
+                // The rules in force now, for this whole batch.
+                if endedForDeniedPattern() { return }
                 let filters = reader.filtersReads
                 scratch.frames.removeAll(keepingCapacity: true)
                 for event in scratch.batch where !filters || reader.mayRead(event.event.key) {

@@ -29,18 +29,21 @@ public enum SubscriptionFill: Sendable {
     case ended(SubscriptionEnd)
 }
 
-/// Wake-ups owed to a consumer, collected under a lock and fired after it is released.
+/// What a consumer is owed, collected under a lock and fired after it is
+/// released: a wake-up, or an event handed over (``DirectConsumer``).
 struct Wakeup: Sendable {
     var handler: (@Sendable () -> Void)?
     var waiter: CheckedContinuation<Void, Never>?
+    var handover: (consumer: any DirectConsumer, event: EncodedEvent)?
 
     static let none = Wakeup()
 
-    var isEmpty: Bool { handler == nil && waiter == nil }
+    var isEmpty: Bool { handler == nil && waiter == nil && handover == nil }
 
     func fire() {
         waiter?.resume()
         handler?()
+        if let handover { handover.consumer.take(handover.event) }
     }
 }
 
@@ -70,6 +73,7 @@ final class SubscriberCore: Sendable {
         var wantsWakeup = false
         var readiness: (@Sendable () -> Void)?
         var waiter: CheckedContinuation<Void, Never>?
+        var direct: (any DirectConsumer)?
 
         var hasEvents: Bool { backlogCursor < backlog.count || !live.isEmpty }
 
@@ -85,6 +89,7 @@ final class SubscriberCore: Sendable {
             wantsWakeup = true
             let wake = takeWakeup()
             readiness = nil
+            direct = nil
             return wake
         }
 
@@ -152,6 +157,14 @@ final class SubscriberCore: Sendable {
             if overflows {
                 wakeups.append(s.finish(.slowConsumer(revision: s.resumeRevision())))
                 return .overflowed
+            }
+            if start == events.count - 1, case .streaming = s.phase, !s.hasEvents, s.waiter == nil,
+                let direct = s.direct, direct.takesEventsNow
+            {
+                let event = events[start]
+                s.advanceLastFullySent(through: event.event)
+                wakeups.append(Wakeup(handover: (direct, event)))
+                return .accepted
             }
             for i in start..<events.count { s.live.append(events[i]) }
             if case .streaming = s.phase, s.wantsWakeup || s.waiter != nil {
@@ -246,6 +259,18 @@ final class SubscriberCore: Sendable {
         }
     }
 
+    /// Sets (or, with nil, removes) the consumer that takes events as they
+    /// are published when it can (``DirectConsumer``).
+    func setDirectConsumer(_ consumer: (any DirectConsumer)?) {
+        let previous = state.withLock { s in
+            if case .ended = s.phase { return consumer }
+            defer { s.direct = consumer }
+            return s.direct
+        }
+        // Released outside the lock, as a readiness handler is.
+        _ = previous
+    }
+
     func setReadinessHandler(_ handler: (@Sendable () -> Void)?) {
         let previous = state.withLock { s in
             defer { s.readiness = handler }
@@ -323,6 +348,11 @@ extension SubscriberCore.State {
     /// not count (a client cannot resume from them); `synced` at R means R is complete.
     mutating func advanceLastFullySent(after batch: [EncodedEvent]) {
         guard let last = batch.last?.event else { return }
+        advanceLastFullySent(through: last)
+    }
+
+    /// After handing out events up to `last`, as ``advanceLastFullySent(after:)``.
+    mutating func advanceLastFullySent(through last: Event) {
         switch last.kind {
         case .initial, .replay: return
         case .synced:

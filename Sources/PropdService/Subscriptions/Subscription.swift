@@ -66,6 +66,13 @@ public final class Subscription: Sendable {
         core.setReadinessHandler(handler)
     }
 
+    /// Sets the consumer that takes each live event as it is published,
+    /// when it says it can and nothing is pending (``DirectConsumer``); nil
+    /// removes it. The subscription holds it until then or until it ends.
+    public func setDirectConsumer(_ consumer: (any DirectConsumer)?) {
+        core.setDirectConsumer(consumer)
+    }
+
     /// Ends the subscription now; pending events are dropped and the hub
     /// forgets it. Idempotent.
     public func cancel() {

@@ -455,8 +455,15 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
         case .messages(let messages, let last):
             if !oneway { for message in messages { emit(message, flushLater: false) } }
             final = last
+        case .frame(let frame):
+            if !oneway { write(frame: frame) }
+            final = false
         case .frames(let frames):
-            if !oneway { for frame in frames { emit(.frame(frame), flushLater: false) } }
+            if !oneway, frames.count == 1, let frame = frames.first {
+                write(frame: frame)
+            } else if !oneway {
+                for frame in frames { emit(.frame(frame), flushLater: false) }
+            }
             final = false
         }
         // One send is one batch of the stream (a subscriber's pending
@@ -467,6 +474,18 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
             slots[offset: 0] = .answered(nil, closeAfter: false)
             stream.terminate()
             drain()
+        }
+    }
+
+    /// A stream's single frame: straight to the socket
+    /// (``EpollStreamChannel/sendNow(_:)``) when nothing of the connection's
+    /// waits before it, outside a read burst (which flushes at its end);
+    /// otherwise encoded behind what waits.
+    private func write(frame: [UInt8]) {
+        if let socket, phase.writes, !inReadBurst, !output.hasPending, !outputFlush.hasUnflushedWrites {
+            socket.sendNow(frame)
+        } else {
+            emit(.frame(frame), flushLater: false)
         }
     }
 

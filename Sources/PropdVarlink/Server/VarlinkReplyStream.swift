@@ -72,6 +72,12 @@ public final class VarlinkReplyStream: Sendable {
         deliver(.frames(frames))
     }
 
+    /// Sends one reply framed by its producer, as ``send(frames:)`` sends
+    /// a batch of one, without the array.
+    public func send(frame: [UInt8]) {
+        deliver(.frame(frame))
+    }
+
     /// Sends the last reply (no `continues`) and ends the stream.
     public func finish(_ parameters: [String: JSONValue] = [:]) {
         deliver(.messages([.reply(VarlinkReply(parameters: parameters))], final: true))
@@ -105,6 +111,8 @@ public final class VarlinkReplyStream: Sendable {
         case messages([VarlinkOutboundMessage], final: Bool)
         /// Continuing replies framed by their producer.
         case frames([[UInt8]])
+        /// One continuing reply framed by its producer.
+        case frame([UInt8])
     }
 
     private func deliver(_ output: Output) {

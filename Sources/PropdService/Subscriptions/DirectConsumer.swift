@@ -1,0 +1,21 @@
+/// A consumer that takes a subscription's live event as it is published,
+/// on the publishing thread, when it can send it at once: a connection
+/// whose event loop is the one committing and publishing (a tick's commit),
+/// its socket writable. The event then skips the subscriber's queue, its
+/// wake-up, the hop to the loop and the pull back out, which together cost
+/// more than the `send(2)` itself.
+///
+/// Only a publication's single event for a subscriber with nothing
+/// pending is handed over: anything queued goes first, through
+/// ``Subscription/next(limit:into:)``, so the order stays that of the
+/// revisions.
+public protocol DirectConsumer: AnyObject, Sendable {
+    /// Whether an event published now may be handed over: called by the
+    /// hub under its locks, so a read of what the consumer knows, never a
+    /// call back into the hub.
+    var takesEventsNow: Bool { get }
+
+    /// Takes an event handed over by a publication, on the publishing
+    /// thread, once every lock of the hub is released.
+    func take(_ event: EncodedEvent)
+}
