@@ -116,7 +116,7 @@ import Testing
     @Test func aRemovedConsumerIsHandedNothingAndAnEndedSubscriptionLetsItGo() async throws {
         let store = FakeStore(hub: SubscriptionHub())
         var consumer: Consumer? = Consumer()
-        weak var released = consumer
+        weak let released = consumer
         let subscription = try await Self.streaming(store, try #require(consumer))
         subscription.setDirectConsumer(nil)
         store.write([("a.x", 1)])
