@@ -125,8 +125,7 @@ import Glibc
     @Test func bytesSentAtOnceFollowWritesQueuedBeforeThem() async throws {
         let server = try EchoServer(autoRead: false)
         let client = try RawSocket(path: server.path)
-        _ = try await server.next { if case .active = $0 { true } else { false } }
-        let channel = try #require(server.channels.withLockedValue { $0.first } as? EpollStreamChannel)
+        let channel = try await server.activeChannel()
         try await channel.eventLoop.submit {
             channel.writeDirectly(ByteBuffer(string: "queued,"), promise: nil)
             channel.sendNow(Array("sent now".utf8))
@@ -138,10 +137,13 @@ import Glibc
     @Test func bytesSentAtOnceToAPeerThatIsGoneCloseTheChannel() async throws {
         let server = try EchoServer(autoRead: false)
         let client = try RawSocket(path: server.path)
-        _ = try await server.next { if case .active = $0 { true } else { false } }
-        let channel = try #require(server.channels.withLockedValue { $0.first } as? EpollStreamChannel)
+        let channel = try await server.activeChannel()
         client.shutdown()
-        try await channel.eventLoop.submit { channel.sendNow(Array("too late".utf8)) }.get()
+        let stillActive = try await channel.eventLoop.submit {
+            channel.sendNow(Array("too late".utf8))
+            return channel.isActive
+        }.get()
+        #expect(!stillActive)
         _ = try await server.next { $0 == .inactive }
         await server.stop()
     }
@@ -251,6 +253,12 @@ private final class EchoServer: Sendable {
     func next(_ matches: @escaping @Sendable (ChannelEvent) -> Bool) async throws -> ChannelEvent? {
         let events = self.events
         return try await withTimeout { await events.first(where: matches) }
+    }
+
+    /// The first connection's channel, once it is active.
+    func activeChannel() async throws -> EpollStreamChannel {
+        _ = try await next { if case .active = $0 { true } else { false } }
+        return try #require(channels.withLockedValue { $0.first } as? EpollStreamChannel)
     }
 
     func stop() async {
