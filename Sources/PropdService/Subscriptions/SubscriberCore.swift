@@ -38,8 +38,6 @@ struct Wakeup: Sendable {
 
     static let none = Wakeup()
 
-    var isEmpty: Bool { handler == nil && waiter == nil && handover == nil }
-
     func fire() {
         waiter?.resume()
         handler?()
