@@ -136,11 +136,11 @@ final class SubscriptionPump: LoopMailboxWork, DirectConsumer {
     var takesEventsNow: Bool { stream.eventLoop.inEventLoop && stream.isWritable }
 
     /// An event handed over by the hub, on the loop: sent as a drain sends
-    /// a batch of one.
+    /// a batch of one, once the commit's replies are out.
     func take(_ event: EncodedEvent) {
         if endedForDeniedPattern() { return }
         if reader.filtersReads, !reader.mayRead(event.event.key) { return }
-        stream.send(frame: event.bytes)
+        stream.mailbox.sendAfterRound(stream, frame: event.bytes)
     }
 
     /// Ends the stream with `PermissionDenied` when the rules in force now

@@ -16,6 +16,8 @@ public protocol DirectConsumer: AnyObject, Sendable {
     var takesEventsNow: Bool { get }
 
     /// Takes an event handed over by a publication, on the publishing
-    /// thread, once every lock of the hub is released.
+    /// thread, once every lock of the hub is released. It counts as sent:
+    /// the consumer sends it, when it chooses, before anything it takes
+    /// from the subscription later.
     func take(_ event: EncodedEvent)
 }

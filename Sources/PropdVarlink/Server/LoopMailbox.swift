@@ -64,6 +64,9 @@ public final class LoopMailbox: Sendable {
     private struct FlushRound {
         var depth = 0
         var connections: [VarlinkConnectionHandler] = []
+        /// Streams' frames to send once those connections are flushed
+        /// (``sendAfterRound(_:frame:)``).
+        var frames: [(stream: VarlinkReplyStream, frame: [UInt8])] = []
     }
 
     public init(eventLoop: any EventLoop) {
@@ -181,15 +184,33 @@ public final class LoopMailbox: Sendable {
         flushRound.value.depth += 1
         body()
         flushRound.value.depth -= 1
-        guard flushRound.value.depth == 0, !flushRound.value.connections.isEmpty else { return }
-        // Taken first: a flush can start more calls (the connection turned
-        // writable), whose answers, with no round open, flush by themselves.
-        var connections: [VarlinkConnectionHandler] = []
-        swap(&connections, &flushRound.value.connections)
-        for connection in connections { connection.flushQueuedReplies() }
-        // The array goes back empty, its storage kept for the next round.
-        connections.removeAll(keepingCapacity: true)
-        flushRound.value.connections = connections
+        guard flushRound.value.depth == 0 else { return }
+        if !flushRound.value.connections.isEmpty {
+            // Taken first: a flush can start more calls (the connection turned
+            // writable), whose answers, with no round open, flush by themselves.
+            var connections: [VarlinkConnectionHandler] = []
+            swap(&connections, &flushRound.value.connections)
+            for connection in connections { connection.flushQueuedReplies() }
+            // The array goes back empty, its storage kept for the next round.
+            connections.removeAll(keepingCapacity: true)
+            flushRound.value.connections = connections
+        }
+        if !flushRound.value.frames.isEmpty {
+            var frames: [(stream: VarlinkReplyStream, frame: [UInt8])] = []
+            swap(&frames, &flushRound.value.frames)
+            for (stream, frame) in frames { stream.send(frame: frame) }
+            frames.removeAll(keepingCapacity: true)
+            if flushRound.value.frames.isEmpty { flushRound.value.frames = frames }
+        }
+    }
+
+    /// Sends `frame` on `stream` once the round running on the loop has
+    /// flushed the replies it answered, at once when none runs (call it on
+    /// the loop): a commit's callers get their replies before its
+    /// subscribers' events, whose sends would otherwise hold them up.
+    public func sendAfterRound(_ stream: VarlinkReplyStream, frame: [UInt8]) {
+        guard flushRound.value.depth > 0 else { return stream.send(frame: frame) }
+        flushRound.value.frames.append((stream, frame))
     }
 
     /// Takes `connection`'s flush into the round running on the loop; false
