@@ -195,6 +195,23 @@ import Testing
         #expect(try h.replies().isEmpty)
     }
 
+    @Test func aFrameSentAfterTheRoundGoesOutOnlyOnceTheRoundEndsAndAtOnceOutsideOne() throws {
+        let h = try Harness()
+        let stream = try streamHoldingAnEcho(h)
+        let frames = (1...2).map { tick in
+            VarlinkWireFormat.continuingReplyFrame(reservingCapacity: 0) { $0.append(contentsOf: #"{"tick":\#(tick)}"#.utf8) }
+        }
+        var sentDuringTheRound: [VarlinkReply] = []
+        h.mailbox.flushingOnce {
+            h.mailbox.sendAfterRound(stream, frame: frames[0])
+            sentDuringTheRound = (try? h.replies()) ?? []
+        }
+        #expect(sentDuringTheRound.isEmpty)
+        #expect(try h.replies() == [VarlinkReply(parameters: ["tick": 1], continues: true)])
+        h.mailbox.sendAfterRound(stream, frame: frames[1])
+        #expect(try h.replies() == [VarlinkReply(parameters: ["tick": 2], continues: true)])
+    }
+
     @Test func aMoreCallWaitsForEarlierCalls() throws {
         let h = try Harness()
         try h.send(
