@@ -21,3 +21,10 @@ public protocol DirectConsumer: AnyObject, Sendable {
     /// from the subscription later.
     func take(_ event: EncodedEvent)
 }
+
+/// An event handed over to a ``DirectConsumer``, collected under the hub's
+/// locks and taken once they are released.
+struct Handover: Sendable {
+    let consumer: any DirectConsumer
+    let event: EncodedEvent
+}

@@ -29,19 +29,17 @@ public enum SubscriptionFill: Sendable {
     case ended(SubscriptionEnd)
 }
 
-/// What a consumer is owed, collected under a lock and fired after it is
-/// released: a wake-up, or an event handed over (``DirectConsumer``).
+/// A wake-up a consumer is owed, collected under a lock and fired after
+/// it is released.
 struct Wakeup: Sendable {
     var handler: (@Sendable () -> Void)?
     var waiter: CheckedContinuation<Void, Never>?
-    var handover: (consumer: any DirectConsumer, event: EncodedEvent)?
 
     static let none = Wakeup()
 
     func fire() {
         waiter?.resume()
         handler?()
-        if let handover { handover.consumer.take(handover.event) }
     }
 }
 
@@ -128,27 +126,31 @@ final class SubscriberCore: Sendable {
     }
 
     /// Appends live events (whole revisions, in order) and adds the wake-up
-    /// owed to the consumer, if any, to `wakeups`. Called by the hub under its lock.
-    func enqueue(_ events: [EncodedEvent], wakeups: inout [Wakeup]) -> EnqueueResult {
+    /// owed to the consumer, if any, to `wakeups`, or, when the consumer
+    /// takes a single event now, hands it over in `handovers` instead.
+    /// Called by the hub under its lock.
+    func enqueue<Events: RandomAccessCollection<EncodedEvent>>(
+        _ events: Events, wakeups: inout [Wakeup], handovers: inout [Handover]
+    ) -> EnqueueResult where Events.Index == Int {
         state.withLock { s in
             switch s.phase {
             case .ended: return .ended
             case .loading, .streaming: break
             }
-            var start = 0
+            var start = events.startIndex
             if let floor = s.backlogRevision {
-                while start < events.count, events[start].event.revision <= floor { start += 1 }
-                if start == events.count { return .accepted }
+                while start < events.endIndex, events[start].event.revision <= floor { start += 1 }
+                if start == events.endIndex { return .accepted }
             }
             // One revision, however many events it has (a Set of 10,001 keys,
             // a large fan-out), never ends a consumer that has taken all it
             // was given: the bound is on what it leaves unsent.
             var overflows = false
             if !request.coalesce, !s.live.isEmpty {
-                overflows = s.live.count + (events.count - start) > maximumPendingEvents
+                overflows = s.live.count + (events.endIndex - start) > maximumPendingEvents
                 if !overflows, let maximumPendingBytes {
                     var bytes = s.live.bytes
-                    for i in start..<events.count { bytes += events[i].size }
+                    for i in start..<events.endIndex { bytes += events[i].size }
                     overflows = bytes > maximumPendingBytes
                 }
             }
@@ -156,15 +158,15 @@ final class SubscriberCore: Sendable {
                 wakeups.append(s.finish(.slowConsumer(revision: s.resumeRevision())))
                 return .overflowed
             }
-            if start == events.count - 1, case .streaming = s.phase, !s.hasEvents, s.waiter == nil,
+            if start == events.endIndex - 1, case .streaming = s.phase, !s.hasEvents, s.waiter == nil,
                 let direct = s.direct, direct.takesEventsNow
             {
                 let event = events[start]
-                s.advanceLastFullySent(through: event.event)
-                wakeups.append(Wakeup(handover: (direct, event)))
+                s.advanceLastFullySent(through: event.event.kind, at: event.event.revision)
+                handovers.append(Handover(consumer: direct, event: event))
                 return .accepted
             }
-            for i in start..<events.count { s.live.append(events[i]) }
+            for i in start..<events.endIndex { s.live.append(events[i]) }
             if case .streaming = s.phase, s.wantsWakeup || s.waiter != nil {
                 wakeups.append(s.takeWakeup())
             }
@@ -345,22 +347,24 @@ extension SubscriberCore.State {
     /// unless its next event is still pending. `initial` and `replay` events do
     /// not count (a client cannot resume from them); `synced` at R means R is complete.
     mutating func advanceLastFullySent(after batch: [EncodedEvent]) {
-        guard let last = batch.last?.event else { return }
-        advanceLastFullySent(through: last)
+        guard let last = batch.last else { return }
+        advanceLastFullySent(through: last.event.kind, at: last.event.revision)
     }
 
-    /// After handing out events up to `last`, as ``advanceLastFullySent(after:)``.
-    mutating func advanceLastFullySent(through last: Event) {
-        switch last.kind {
+    /// After handing out events up to the last one, of `kind` at
+    /// `revision`, as ``advanceLastFullySent(after:)`` (the two fields
+    /// rather than the event: a copy of it would retain its key and value).
+    mutating func advanceLastFullySent(through kind: Event.Kind, at revision: Revision) {
+        switch kind {
         case .initial, .replay: return
         case .synced:
-            lastFullySent = max(lastFullySent, last.revision)
+            lastFullySent = max(lastFullySent, revision)
         case .set, .delete, .error:
             let nextEvent = backlogCursor < backlog.count ? backlog[backlogCursor] : live.first()
-            if let nextEvent, nextEvent.event.kind != .synced, nextEvent.event.revision == last.revision {
-                lastFullySent = max(lastFullySent, Revision(last.revision.rawValue - 1))
+            if let nextEvent, nextEvent.event.kind != .synced, nextEvent.event.revision == revision {
+                lastFullySent = max(lastFullySent, Revision(revision.rawValue - 1))
             } else {
-                lastFullySent = max(lastFullySent, last.revision)
+                lastFullySent = max(lastFullySent, revision)
             }
         }
     }

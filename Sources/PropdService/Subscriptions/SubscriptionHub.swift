@@ -97,11 +97,14 @@ public final class SubscriptionHub: Sendable {
 
     private func deliver<C: Collection<ChangeSet> & Sendable>(_ changeSets: C) {
         var wakeups: [Wakeup] = []
+        var handovers: [Handover] = []
         registry.withLock { r in
-            r.publish(changeSets, encoder: encoder, encodeEagerly: encodeEagerly, wakeups: &wakeups)
+            r.publish(changeSets, encoder: encoder, encodeEagerly: encodeEagerly, wakeups: &wakeups, handovers: &handovers)
         }
-        // Outside the lock: a handler may call back into the hub.
-        for wakeup in wakeups { wakeup.fire() }
+        // Outside the lock: a handler may call back into the hub. In place:
+        // a copy of each would retain what it holds once more.
+        for index in wakeups.indices { wakeups[index].fire() }
+        for index in handovers.indices { handovers[index].consumer.take(handovers[index].event) }
     }
 
     /// Ends every live subscription with ``SubscriptionEnd/slowConsumer(revision:)``
@@ -113,8 +116,9 @@ public final class SubscriptionHub: Sendable {
     public func endAllAsSlowConsumers() {
         var wakeups: [Wakeup] = []
         registry.withLock { $0.endAllAsSlowConsumers(wakeups: &wakeups) }
-        // Outside the lock: a handler may call back into the hub.
-        for wakeup in wakeups { wakeup.fire() }
+        // Outside the lock: a handler may call back into the hub. Fired
+        // in place: a copy of each would retain what it holds once more.
+        for index in wakeups.indices { wakeups[index].fire() }
     }
 
     /// Ends every subscription (``SubscriptionEnd/hubClosed``) and refuses new ones.

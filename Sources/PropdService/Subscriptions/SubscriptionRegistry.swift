@@ -90,19 +90,19 @@ struct Registry {
     /// Queues each change for its subscribers. `encodeEagerly` when queues
     /// are bounded in bytes: the size must be known when an event is queued.
     mutating func publish<C: Collection<ChangeSet> & Sendable>(
-        _ changeSets: C, encoder: @escaping EventEncoder, encodeEagerly: Bool, wakeups: inout [Wakeup]
+        _ changeSets: C, encoder: @escaping EventEncoder, encodeEagerly: Bool, wakeups: inout [Wakeup], handovers: inout [Handover]
     ) {
         for changeSet in changeSets {
             assert(changeSet.revision > lastPublished, "change sets must be published in rising revision order")
             lastPublished = changeSet.revision
         }
         guard count > 0 else { return }
+        if changeSets.count == 1, let changeSet = changeSets.first, changeSet.changes.count == 1 {
+            return publish(changeSet.changes[0], at: changeSet.revision, encoder: encoder, encodeEagerly: encodeEagerly, wakeups: &wakeups, handovers: &handovers)
+        }
         for changeSet in changeSets {
             for change in changeSet.changes {
-                matched.removeAll(keepingCapacity: true)
-                index.forEachMatch(change.key) { matched.append($0) }
-                guard !matched.isEmpty else { continue }
-                stamp &+= 1
+                guard matchSubscribers(of: change.key) else { continue }
                 let event = EncodedEvent(change.event(at: changeSet.revision), encoder: encoder, eagerly: encodeEagerly)
                 for slot in matched where stamps[slot] != stamp {
                     stamps[slot] = stamp
@@ -113,18 +113,50 @@ struct Registry {
         }
         for slot in touched {
             guard let core = slots[slot] else { continue }
-            let result = core.enqueue(outbox[slot], wakeups: &wakeups)
+            let result = core.enqueue(outbox[slot], wakeups: &wakeups, handovers: &handovers)
             if outbox[slot].count > 64 {
                 outbox[slot] = []
             } else {
                 outbox[slot].removeAll(keepingCapacity: true)
             }
-            switch result {
-            case .accepted: break
-            case .overflowed: leaveAsSlowConsumer(core)
-            case .ended: unregister(core)
-            }
+            settle(core, result)
         }
         touched.removeAll(keepingCapacity: true)
+    }
+
+    /// A publication of one change, the commonest (a Set of one key): each
+    /// subscriber is handed its event as it is matched, without gathering
+    /// it in the subscriber's outbox first.
+    private mutating func publish(
+        _ change: Change, at revision: Revision, encoder: @escaping EventEncoder, encodeEagerly: Bool, wakeups: inout [Wakeup], handovers: inout [Handover]
+    ) {
+        guard matchSubscribers(of: change.key) else { return }
+        let event = EncodedEvent(change.event(at: revision), encoder: encoder, eagerly: encodeEagerly)
+        handovers.reserveCapacity(matched.count)
+        for slot in matched where stamps[slot] != stamp {
+            stamps[slot] = stamp
+            guard let core = slots[slot] else { continue }
+            settle(core, core.enqueue(CollectionOfOne(event), wakeups: &wakeups, handovers: &handovers))
+        }
+    }
+
+    /// Fills `matched` with the slots whose patterns match `key` (a slot
+    /// twice when two of its patterns do) and starts a new stamp for them;
+    /// false when none matches.
+    private mutating func matchSubscribers(of key: Key) -> Bool {
+        matched.removeAll(keepingCapacity: true)
+        index.forEachMatch(key) { matched.append($0) }
+        guard !matched.isEmpty else { return false }
+        stamp &+= 1
+        return true
+    }
+
+    /// Acts on what a subscriber's queue said of the events it was given.
+    private mutating func settle(_ core: SubscriberCore, _ result: SubscriberCore.EnqueueResult) {
+        switch result {
+        case .accepted: break
+        case .overflowed: leaveAsSlowConsumer(core)
+        case .ended: unregister(core)
+        }
     }
 }

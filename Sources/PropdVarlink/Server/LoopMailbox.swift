@@ -67,6 +67,13 @@ public final class LoopMailbox: Sendable {
         /// Streams' frames to send once those connections are flushed
         /// (``sendAfterRound(_:frame:)``).
         var frames: [(stream: VarlinkReplyStream, frame: [UInt8])] = []
+
+        /// Keeps `frame` for the round's end; false when no round runs.
+        mutating func holds(_ stream: VarlinkReplyStream, _ frame: [UInt8]) -> Bool {
+            guard depth > 0 else { return false }
+            frames.append((stream, frame))
+            return true
+        }
     }
 
     public init(eventLoop: any EventLoop) {
@@ -198,7 +205,8 @@ public final class LoopMailbox: Sendable {
         if !flushRound.value.frames.isEmpty {
             var frames: [(stream: VarlinkReplyStream, frame: [UInt8])] = []
             swap(&frames, &flushRound.value.frames)
-            for (stream, frame) in frames { stream.send(frame: frame) }
+            // In place: a copy of each would retain its stream and bytes once more.
+            for index in frames.indices { frames[index].stream.send(frame: frames[index].frame) }
             frames.removeAll(keepingCapacity: true)
             if flushRound.value.frames.isEmpty { flushRound.value.frames = frames }
         }
@@ -209,8 +217,7 @@ public final class LoopMailbox: Sendable {
     /// the loop): a commit's callers get their replies before its
     /// subscribers' events, whose sends would otherwise hold them up.
     public func sendAfterRound(_ stream: VarlinkReplyStream, frame: [UInt8]) {
-        guard flushRound.value.depth > 0 else { return stream.send(frame: frame) }
-        flushRound.value.frames.append((stream, frame))
+        if !flushRound.value.holds(stream, frame) { stream.send(frame: frame) }
     }
 
     /// Takes `connection`'s flush into the round running on the loop; false

@@ -455,9 +455,6 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
         case .messages(let messages, let last):
             if !oneway { for message in messages { emit(message, flushLater: false) } }
             final = last
-        case .frame(let frame):
-            if !oneway { write(frame: frame) }
-            final = false
         case .frames(let frames):
             if !oneway, frames.count == 1, let frame = frames.first {
                 write(frame: frame)
@@ -475,6 +472,15 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
             stream.terminate()
             drain()
         }
+    }
+
+    /// Sends one continuing reply framed by its producer on the stream of
+    /// call `sequence`, as `streamSend(sequence:_:)` sends a batch of one
+    /// (a subscriber's event, the commonest send), without the batch.
+    func streamSend(sequence: Int, frame: [UInt8]) {
+        guard sequence == firstSequence, case .streaming(_, oneway: false)? = slots.first else { return }
+        write(frame: frame)
+        if !inReadBurst { flushIfNeeded() }
     }
 
     /// A stream's single frame: straight to the socket

@@ -75,7 +75,11 @@ public final class VarlinkReplyStream: Sendable {
     /// Sends one reply framed by its producer, as ``send(frames:)`` sends
     /// a batch of one, without the array.
     public func send(frame: [UInt8]) {
-        deliver(.frame(frame))
+        if eventLoop.inEventLoop {
+            connection.value.streamSend(sequence: sequence, frame: frame)
+        } else {
+            deliver(.frames([frame]))
+        }
     }
 
     /// Sends the last reply (no `continues`) and ends the stream.
@@ -111,17 +115,15 @@ public final class VarlinkReplyStream: Sendable {
         case messages([VarlinkOutboundMessage], final: Bool)
         /// Continuing replies framed by their producer.
         case frames([[UInt8]])
-        /// One continuing reply framed by its producer.
-        case frame([UInt8])
     }
 
     private func deliver(_ output: Output) {
-        let connection = self.connection
-        let sequence = self.sequence
         if eventLoop.inEventLoop {
             // The connection drops what comes after the stream's end itself.
             connection.value.streamSend(sequence: sequence, output)
         } else if !state.withLockedValue({ $0.ended }) {
+            let connection = self.connection
+            let sequence = self.sequence
             mailbox.post { connection.value.streamSend(sequence: sequence, output) }
         }
     }

@@ -22,6 +22,18 @@ import Testing
         ])
     }
 
+    @Test func aLoneChangeArrivesOnceThoughTwoOfTheSubscribersPatternsMatchIt() async throws {
+        let store = FakeStore(hub: SubscriptionHub())
+        let subscription = try await store.hub.subscribe(
+            try SubscriptionRequest(patterns: [pattern("a.*"), pattern("a.x")], initial: false), backlog: store)
+        store.write([("a.x", 1)])
+        store.write([("a.x", 2)])
+        #expect(drain(subscription, through: 2).live == [
+            Event(key: "a.x", kind: .set, value: 1, revision: 1),
+            Event(key: "a.x", kind: .set, value: 2, revision: 2),
+        ])
+    }
+
     @Test func aBatchOfChangeSetsIsDeliveredInRevisionOrder() async throws {
         let hub = SubscriptionHub()
         let store = FakeStore(hub: hub)

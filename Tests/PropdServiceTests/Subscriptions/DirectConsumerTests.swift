@@ -57,6 +57,22 @@ import Testing
         #expect(!woken.isSet)
     }
 
+    @Test func aLoneChangeMatchingTwoOfTheSubscribersPatternsIsHandedOverOnce() async throws {
+        let store = FakeStore(hub: SubscriptionHub())
+        let consumer = Consumer()
+        let subscription = try await store.hub.subscribe(
+            try SubscriptionRequest(patterns: [pattern("a.*"), pattern("a.x")], initial: false), backlog: store)
+        var batch: [EncodedEvent] = []
+        guard case .filledAll = subscription.next(limit: 8, into: &batch) else {
+            Issue.record("the backlog's synced event was not taken whole")
+            return
+        }
+        subscription.setDirectConsumer(consumer)
+        store.write([("a.x", 1)])
+        #expect(consumer.events == [Event(key: "a.x", kind: .set, value: 1, revision: 1)])
+        #expect(subscription.pendingCount == 0)
+    }
+
     @Test func eventsPublishedWhileTheConsumerCannotTakeThemAreQueuedAndLaterOnesQueueBehind() async throws {
         let store = FakeStore(hub: SubscriptionHub())
         let consumer = Consumer()
