@@ -256,7 +256,7 @@ public final class EpollEventLoop: EventLoop, @unchecked Sendable {
                 return Int32(clamping: (left + 999_999) / 1_000_000)
             }
             let ready = events.withUnsafeMutableBufferPointer { buffer in
-                epoll_wait(epoll, buffer.baseAddress, Int32(buffer.count), timeout)
+                propd_epoll_wait(epoll, buffer.baseAddress, Int32(buffer.count), timeout)
             }
             shared.withLock { $0.sleeping = false }
             if ready > 0 {

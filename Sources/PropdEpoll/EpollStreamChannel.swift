@@ -209,7 +209,7 @@ public final class EpollStreamChannel: Channel, ChannelCore, @unchecked Sendable
         var sent = 0
         while true {
             let count = bytes.withUnsafeBytes { raw in
-                send(fd, raw.baseAddress.map { $0 + sent }, raw.count - sent, Self.sendFlags)
+                propd_send(fd, raw.baseAddress.map { $0 + sent }, raw.count - sent, Self.sendFlags)
             }
             if count > 0 {
                 sent += count
@@ -305,7 +305,7 @@ public final class EpollStreamChannel: Channel, ChannelCore, @unchecked Sendable
             loop.readBuffer.clear()
             // errno read at once, before anything else can change it.
             let (count, failure) = loop.readBuffer.withUnsafeMutableWritableBytes { space in
-                let count = Glibc.read(fd, space.baseAddress, space.count)
+                let count = propd_read(fd, space.baseAddress, space.count)
                 return (count, count < 0 ? errno : 0)
             }
             if count > 0 {
@@ -354,7 +354,7 @@ public final class EpollStreamChannel: Channel, ChannelCore, @unchecked Sendable
             let (count, failure): (Int, Int32)
             if flushedCount == 1 {
                 (count, failure) = pending[pending.startIndex].bytes.withUnsafeReadableBytes { bytes in
-                    let count = bytes.isEmpty ? 0 : send(fd, bytes.baseAddress, bytes.count, Self.sendFlags)
+                    let count = bytes.isEmpty ? 0 : propd_send(fd, bytes.baseAddress, bytes.count, Self.sendFlags)
                     return (count, count < 0 ? errno : 0)
                 }
             } else {
@@ -402,7 +402,7 @@ public final class EpollStreamChannel: Channel, ChannelCore, @unchecked Sendable
             var message = msghdr()
             message.msg_iov = vectors.baseAddress
             message.msg_iovlen = count
-            let count = sendmsg(fd, &message, Self.sendFlags)
+            let count = propd_sendmsg(fd, &message, Self.sendFlags)
             return (count, count < 0 ? errno : 0)
         }
     }
