@@ -195,21 +195,24 @@ import Testing
         #expect(try h.replies().isEmpty)
     }
 
-    @Test func aFrameSentAfterTheRoundGoesOutOnlyOnceTheRoundEndsAndAtOnceOutsideOne() throws {
+    @Test func framesSentAfterTheRoundGoOutInOrderOnlyOnceTheRoundEndsAndAtOnceOutsideOne() throws {
         let h = try Harness()
         let stream = try streamHoldingAnEcho(h)
-        let frames = (1...2).map { tick in
+        let frames = (1...3).map { tick in
             VarlinkWireFormat.continuingReplyFrame(reservingCapacity: 0) { $0.append(contentsOf: #"{"tick":\#(tick)}"#.utf8) }
         }
         var sentDuringTheRound: [VarlinkReply] = []
         h.mailbox.flushingOnce {
             h.mailbox.sendAfterRound(stream, frame: frames[0])
+            h.mailbox.sendAfterRound(stream, frame: frames[1])
             sentDuringTheRound = (try? h.replies()) ?? []
         }
         #expect(sentDuringTheRound.isEmpty)
-        #expect(try h.replies() == [VarlinkReply(parameters: ["tick": 1], continues: true)])
-        h.mailbox.sendAfterRound(stream, frame: frames[1])
-        #expect(try h.replies() == [VarlinkReply(parameters: ["tick": 2], continues: true)])
+        #expect(try h.replies() == [
+            VarlinkReply(parameters: ["tick": 1], continues: true), VarlinkReply(parameters: ["tick": 2], continues: true),
+        ])
+        h.mailbox.sendAfterRound(stream, frame: frames[2])
+        #expect(try h.replies() == [VarlinkReply(parameters: ["tick": 3], continues: true)])
     }
 
     @Test func aMoreCallWaitsForEarlierCalls() throws {

@@ -104,7 +104,10 @@ public final class SubscriptionHub: Sendable {
         // Outside the lock: a handler may call back into the hub. In place:
         // a copy of each would retain what it holds once more.
         for index in wakeups.indices { wakeups[index].fire() }
-        for index in handovers.indices { handovers[index].consumer.take(handovers[index].event) }
+        // Moved out from the back, for the same reason: a publication's
+        // subscribers, each handed at most one event, get theirs last
+        // matched first.
+        while let handover = handovers.popLast() { handover.consumer.take(handover.event) }
     }
 
     /// Ends every live subscription with ``SubscriptionEnd/slowConsumer(revision:)``

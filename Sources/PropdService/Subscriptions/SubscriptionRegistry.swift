@@ -90,7 +90,8 @@ struct Registry {
     /// Queues each change for its subscribers. `encodeEagerly` when queues
     /// are bounded in bytes: the size must be known when an event is queued.
     mutating func publish<C: Collection<ChangeSet> & Sendable>(
-        _ changeSets: C, encoder: @escaping EventEncoder, encodeEagerly: Bool, wakeups: inout [Wakeup], handovers: inout [Handover]
+        _ changeSets: C, encoder: @escaping EventEncoder, encodeEagerly: Bool,
+        wakeups: inout [Wakeup], handovers: inout [Handover]
     ) {
         for changeSet in changeSets {
             assert(changeSet.revision > lastPublished, "change sets must be published in rising revision order")
@@ -98,7 +99,9 @@ struct Registry {
         }
         guard count > 0 else { return }
         if changeSets.count == 1, let changeSet = changeSets.first, changeSet.changes.count == 1 {
-            return publish(changeSet.changes[0], at: changeSet.revision, encoder: encoder, encodeEagerly: encodeEagerly, wakeups: &wakeups, handovers: &handovers)
+            return publish(
+                changeSet.changes[0], at: changeSet.revision, encoder: encoder, encodeEagerly: encodeEagerly,
+                wakeups: &wakeups, handovers: &handovers)
         }
         for changeSet in changeSets {
             for change in changeSet.changes {
@@ -128,7 +131,8 @@ struct Registry {
     /// subscriber is handed its event as it is matched, without gathering
     /// it in the subscriber's outbox first.
     private mutating func publish(
-        _ change: Change, at revision: Revision, encoder: @escaping EventEncoder, encodeEagerly: Bool, wakeups: inout [Wakeup], handovers: inout [Handover]
+        _ change: Change, at revision: Revision, encoder: @escaping EventEncoder, encodeEagerly: Bool,
+        wakeups: inout [Wakeup], handovers: inout [Handover]
     ) {
         guard matchSubscribers(of: change.key) else { return }
         let event = EncodedEvent(change.event(at: revision), encoder: encoder, eagerly: encodeEagerly)
@@ -136,7 +140,11 @@ struct Registry {
         for slot in matched where stamps[slot] != stamp {
             stamps[slot] = stamp
             guard let core = slots[slot] else { continue }
-            settle(core, core.enqueue(CollectionOfOne(event), wakeups: &wakeups, handovers: &handovers))
+            // The event lent as a collection of one, not copied into one.
+            let result = withUnsafePointer(to: event) { event in
+                core.enqueue(UnsafeBufferPointer(start: event, count: 1), wakeups: &wakeups, handovers: &handovers)
+            }
+            settle(core, result)
         }
     }
 

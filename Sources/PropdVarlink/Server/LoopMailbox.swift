@@ -57,6 +57,12 @@ public final class LoopMailbox: Sendable {
         var scheduled = false
     }
 
+    /// A frame waiting for the end of the round, and its stream.
+    private struct RoundFrame {
+        let stream: VarlinkReplyStream
+        let frame: [UInt8]
+    }
+
     /// The connections that wrote replies during the work running on the
     /// loop now (a delivery, or a tick's end-of-tick commit), flushed once
     /// when it returns: a connection answered there would otherwise queue a
@@ -65,15 +71,8 @@ public final class LoopMailbox: Sendable {
         var depth = 0
         var connections: [VarlinkConnectionHandler] = []
         /// Streams' frames to send once those connections are flushed
-        /// (``sendAfterRound(_:frame:)``).
-        var frames: [(stream: VarlinkReplyStream, frame: [UInt8])] = []
-
-        /// Keeps `frame` for the round's end; false when no round runs.
-        mutating func holds(_ stream: VarlinkReplyStream, _ frame: [UInt8]) -> Bool {
-            guard depth > 0 else { return false }
-            frames.append((stream, frame))
-            return true
-        }
+        /// (``sendAfterRound(_:frame:)``), each taken out in turn when sent.
+        var frames: [RoundFrame?] = []
     }
 
     public init(eventLoop: any EventLoop) {
@@ -203,10 +202,13 @@ public final class LoopMailbox: Sendable {
             flushRound.value.connections = connections
         }
         if !flushRound.value.frames.isEmpty {
-            var frames: [(stream: VarlinkReplyStream, frame: [UInt8])] = []
+            var frames: [RoundFrame?] = []
             swap(&frames, &flushRound.value.frames)
-            // In place: a copy of each would retain its stream and bytes once more.
-            for index in frames.indices { frames[index].stream.send(frame: frames[index].frame) }
+            // In order (a stream's frames keep theirs), each moved out of
+            // its place: a copy would retain its stream and bytes once more.
+            for index in frames.indices {
+                if let sent = frames[index].take() { sent.stream.send(frame: sent.frame) }
+            }
             frames.removeAll(keepingCapacity: true)
             if flushRound.value.frames.isEmpty { flushRound.value.frames = frames }
         }
@@ -216,8 +218,13 @@ public final class LoopMailbox: Sendable {
     /// flushed the replies it answered, at once when none runs (call it on
     /// the loop): a commit's callers get their replies before its
     /// subscribers' events, whose sends would otherwise hold them up.
-    public func sendAfterRound(_ stream: VarlinkReplyStream, frame: [UInt8]) {
-        if !flushRound.value.holds(stream, frame) { stream.send(frame: frame) }
+    public func sendAfterRound(_ stream: VarlinkReplyStream, frame: consuming [UInt8]) {
+        // Moved into the round, not copied there.
+        if flushRound.value.depth > 0 {
+            flushRound.value.frames.append(RoundFrame(stream: stream, frame: frame))
+        } else {
+            stream.send(frame: frame)
+        }
     }
 
     /// Takes `connection`'s flush into the round running on the loop; false
