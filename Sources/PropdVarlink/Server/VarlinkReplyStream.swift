@@ -73,7 +73,7 @@ public final class VarlinkReplyStream: Sendable {
     }
 
     /// Sends one reply framed by its producer, as ``send(frames:)`` sends
-    /// a batch of one, without the array.
+    /// a batch of one; on the stream's loop, without the array.
     public func send(frame: [UInt8]) {
         if eventLoop.inEventLoop {
             connection.value.streamSend(sequence: sequence, frame: frame)
