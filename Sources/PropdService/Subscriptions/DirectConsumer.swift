@@ -1,9 +1,9 @@
 /// A consumer that takes a subscription's live event as it is published,
 /// on the publishing thread, when it can send it without a queue of its
 /// own: a connection whose event loop is the one committing and publishing
-/// (a tick's commit), its socket writable. The event then skips the subscriber's queue, its
-/// wake-up, the hop to the loop and the pull back out, which together cost
-/// more than the `send(2)` itself.
+/// (a tick's commit), its socket writable. The event then skips the
+/// subscriber's queue, its wake-up, the hop to the loop and the pull back
+/// out, which together cost more than the `send(2)` itself.
 ///
 /// Only a publication's single event for a subscriber with nothing
 /// pending is handed over: anything queued goes first, through
