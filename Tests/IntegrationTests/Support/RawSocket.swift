@@ -16,13 +16,17 @@ final class RawSocket {
     }
 
     init(path: String) throws {
-        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket: errno \(errno)") }
         let result = withUnixAddress(path) { connect(fd, $0, $1) }
         guard result == 0 else {
+            let failure = errno
             close(fd)
-            throw Failure(description: "connect \(path): errno \(errno)")
+            throw Failure(description: "connect \(path): errno \(failure)")
         }
+        // Set last: an initializer that throws once every property is set
+        // runs deinit, which would close the descriptor a second time.
+        self.fd = fd
     }
 
     deinit { close(fd) }

@@ -19,13 +19,21 @@ public final class LoopbackProxy: Sendable {
         public var description: String
     }
 
+    // Descriptors are the process's, shared with every test running beside
+    // this one: a socket is shut down or closed only under the lock, and
+    // only while `sockets` (or `listenerOpen`) says it is still open. A
+    // shutdown of a number already closed would hit whatever socket took
+    // that number since, such as another test's connection.
     private struct State {
         var isCut = false
         var isStopped = false
         /// What the member sends is dropped: a request applies, its reply is lost.
         var holdsReplies = false
-        /// Both ends of every forwarded connection.
+        /// Both ends of every forwarded connection, open until both pumps end.
         var sockets: Set<Int32> = []
+        /// The source of each pump that has ended while its partner still runs.
+        var endedPumps: Set<Int32> = []
+        var listenerOpen = true
     }
 
     public let port: Int
@@ -38,7 +46,7 @@ public final class LoopbackProxy: Sendable {
 
     public init(to targetPort: Int) throws {
         self.targetPort = targetPort
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard listener >= 0 else { throw Failure(description: "socket: errno \(errno)") }
         var address = Self.loopback(port: 0)
         let bound = withUnsafePointer(to: &address) {
@@ -60,11 +68,10 @@ public final class LoopbackProxy: Sendable {
 
     /// Resets every connection through the proxy and refuses new ones.
     public func cut() {
-        let sockets = state.withLock { state in
+        state.withLock { state in
             state.isCut = true
-            return state.sockets
+            for socket in state.sockets { shutdown(socket, Int32(SHUT_RDWR)) }
         }
-        for socket in sockets { shutdown(socket, Int32(SHUT_RDWR)) }
     }
 
     /// Forwards new connections again, both ways.
@@ -90,7 +97,9 @@ public final class LoopbackProxy: Sendable {
         guard first else { return }
         cut()
         // Wakes the accept loop, which closes the listener.
-        shutdown(listener, Int32(SHUT_RDWR))
+        state.withLock { state in
+            if state.listenerOpen { shutdown(listener, Int32(SHUT_RDWR)) }
+        }
     }
 
     private func acceptLoop() {
@@ -100,19 +109,34 @@ public final class LoopbackProxy: Sendable {
                 if errno == EINTR { continue }
                 break
             }
+            // Not inherited by the daemons the tests spawn.
+            _ = fcntl(client, F_SETFD, FD_CLOEXEC)
             let (refused, stopped) = state.withLock { ($0.isCut, $0.isStopped) }
             if stopped { close(client); break }
             if refused { close(client); continue }
             guard let server = connectToTarget() else { close(client); continue }
-            state.withLock { _ = $0.sockets.insert(client); _ = $0.sockets.insert(server) }
+            // Checked again with the sockets taken in: a cut meanwhile refuses it.
+            let forwarded = state.withLock { state in
+                guard !state.isCut, !state.isStopped else { return false }
+                state.sockets.formUnion([client, server])
+                return true
+            }
+            guard forwarded else {
+                close(client)
+                close(server)
+                continue
+            }
             Thread { [self] in pump(from: client, to: server, replies: false) }.start()
             Thread { [self] in pump(from: server, to: client, replies: true) }.start()
         }
-        close(listener)
+        state.withLock { state in
+            state.listenerOpen = false
+            close(listener)
+        }
     }
 
     private func connectToTarget() -> Int32? {
-        let server = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let server = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard server >= 0 else { return nil }
         var address = Self.loopback(port: targetPort)
         let connected = withUnsafePointer(to: &address) {
@@ -125,8 +149,9 @@ public final class LoopbackProxy: Sendable {
         return server
     }
 
-    /// Copies bytes one way until either end closes, then shuts both down;
-    /// the second of the two pumps of a connection closes its sockets.
+    /// Copies bytes one way until either end closes, then shuts both down,
+    /// which ends the other pump; the second of the two to end closes the
+    /// sockets.
     /// `replies`: the member-to-client direction, which ``holdReplies()`` drops.
     private func pump(from source: Int32, to sink: Int32, replies: Bool) {
         var buffer = [UInt8](repeating: 0, count: 64 << 10)
@@ -143,17 +168,14 @@ public final class LoopbackProxy: Sendable {
                 sent += written
             }
         }
-        shutdown(source, Int32(SHUT_RDWR))
-        shutdown(sink, Int32(SHUT_RDWR))
-        let last = state.withLock { state in
-            // The first pump to end removes the pair; the second closes it.
-            if state.sockets.remove(source) != nil {
-                state.sockets.remove(sink)
-                return false
+        state.withLock { state in
+            shutdown(source, Int32(SHUT_RDWR))
+            shutdown(sink, Int32(SHUT_RDWR))
+            guard state.endedPumps.remove(sink) != nil else {
+                state.endedPumps.insert(source)
+                return
             }
-            return true
-        }
-        if last {
+            state.sockets.subtract([source, sink])
             close(source)
             close(sink)
         }
