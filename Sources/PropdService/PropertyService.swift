@@ -111,7 +111,7 @@ public final class PropertyService: Sendable {
     }
 
     /// Queues `body` as one write request: on the writer, in the batch's
-    /// transaction, through ``run(_:engine:timers:logger:_:)``. The one
+    /// transaction, through ``run(_:_:)``. The one
     /// ``WriteSubmission`` of the request is built here (a Set is queued as
     /// a ``SetWrite`` instead, see ``submit(_:from:completion:)``); the
     /// store decides from its `origin` where and when it commits.
@@ -123,9 +123,7 @@ public final class PropertyService: Sendable {
         completion: @escaping @Sendable (Result<Committed<T>, any Error>) -> Void
     ) {
         store.submit(WriteSubmission(
-            { [engine, timers, logger] transaction in
-                try Self.run(&transaction, engine: engine, timers: timers, logger: logger, body)
-            }, rollback: rollback, origin: origin, completion: completion))
+            { [self] transaction in try run(&transaction, body) }, rollback: rollback, origin: origin, completion: completion))
     }
 
     /// Runs `body` on the writer, in the request's transaction, with the
@@ -133,9 +131,8 @@ public final class PropertyService: Sendable {
     /// back (see ``EngineState``), its recomputations reported after, and the
     /// timer armed for what is pending whatever the body does (even throw: a
     /// timer that found nothing due).
-    static func run<T>(
-        _ transaction: inout WriteTransaction, engine: EngineLock, timers: TimerWakeup, logger: Logger,
-        _ body: (inout WriteTransaction, inout EngineState) throws -> T
+    func run<T>(
+        _ transaction: inout WriteTransaction, _ body: (inout WriteTransaction, inout EngineState) throws -> T
     ) throws -> T {
         try engine.withLock { state in
             defer { timers.arm(state.engine.nextDeadline, clock: state.clock) }

@@ -43,4 +43,8 @@ public final class PolicyAccessCheck: AccessCheck {
         if policy.isOpen { return false }
         return !(rights(peer)?.isUnrestricted ?? false)
     }
+
+    public func restricts(_ peer: VarlinkPeerCredentials?) -> Bool {
+        filtersReads(for: peer)
+    }
 }

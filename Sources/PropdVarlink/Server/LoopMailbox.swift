@@ -29,8 +29,8 @@ public final class LoopMailbox: Sendable {
         case work(any LoopMailboxWork)
         case answer(NIOLoopBound<VarlinkConnectionHandler>, sequence: Int, VarlinkAnswer)
 
-        func run() {
-            switch self {
+        consuming func run() {
+            switch consume self {
             case .closure(let work): work()
             case .work(let work): work.runOnLoop()
             case .answer(let connection, let sequence, let answer):
@@ -48,12 +48,13 @@ public final class LoopMailbox: Sendable {
     }
 
     private struct Pending {
-        var work: [Delivery] = []
+        /// Optional so the loop can move each out in turn (see ``deliver()``).
+        var work: [Delivery?] = []
         /// The array the last delivery ran, emptied, its storage kept for
         /// the next burst: posts then append without allocating, where a
         /// fresh array would grow from nothing at every delivery (on a busy
         /// loop a delivery often takes one or two items).
-        var spare: [Delivery] = []
+        var spare: [Delivery?] = []
         var scheduled = false
     }
 
@@ -169,15 +170,15 @@ public final class LoopMailbox: Sendable {
     private func deliver() {
         var work = pending.withLock { pending in
             pending.scheduled = false
-            var taken: [Delivery] = []
+            var taken: [Delivery?] = []
             swap(&taken, &pending.spare)
             swap(&taken, &pending.work)
             return taken
         }
         flushingOnce {
-            // Run in place: a copy of each delivery out of the array would
-            // retain and release everything it carries once more.
-            for index in work.indices { work[index].run() }
+            // In posting order, each moved out of its place and run: a copy
+            // would retain and release everything it carries once more.
+            for index in work.indices { work[index].take()?.run() }
         }
         work.removeAll(keepingCapacity: true)
         pending.withLock { pending in pending.spare = work }
