@@ -3,6 +3,7 @@ import Glibc
 #endif
 import PropdCore
 import PropdServer
+import PropdVarlink
 import Testing
 
 @Suite struct AccessPolicyTests {
@@ -91,6 +92,21 @@ import Testing
         #expect(policy.rights(for: stranger).allows(.read, try key("public.a.b")))
         #expect(!policy.rights(for: stranger).allows(.write, try key("public.a.b")))
         #expect(!policy.rights(for: stranger).allows(.read, try key("private.a")))
+    }
+
+    /// A Set skips its per-key checks for a caller no rule can refuse.
+    @Test func onlyCallersSomeRuleCanRefuseAreRestricted() throws {
+        let open = PolicyAccessCheck(policy: AccessPolicy(rules: [], daemonUID: daemonUID, directory: directory))
+        let ruled = PolicyAccessCheck(policy: try policy("access:\n  - users: [alice]\n    write: [\"ui.*\"]\n"))
+        let bobsConnection = VarlinkPeerCredentials(pid: 11, uid: bob.uid, gid: bob.gid)
+        #expect(!open.restricts(bobsConnection))
+        #expect(!open.restricts(nil))
+        #expect(ruled.restricts(VarlinkPeerCredentials(pid: 10, uid: alice.uid, gid: alice.gid)))
+        #expect(ruled.restricts(bobsConnection))
+        // Without credentials nobody can be matched to a rule.
+        #expect(ruled.restricts(nil))
+        #expect(!ruled.restricts(VarlinkPeerCredentials(pid: 1, uid: 0, gid: 0)))
+        #expect(!ruled.restricts(VarlinkPeerCredentials(pid: 2, uid: daemonUID, gid: 5)))
     }
 
     @Test func deniedCallsNameTheKey() throws {
