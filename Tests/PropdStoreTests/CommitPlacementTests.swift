@@ -10,8 +10,9 @@ import Testing
 
 /// Where and when a write commits, decided by the store from who wrote it
 /// (``WriteOrigin``): a loop's lone writes at the end of its tick on that
-/// loop, together; a loop's pipelined writes on the writer's own thread,
-/// woken at the end of the tick; everything else on the writer at once.
+/// loop, together, and a loop's pipelined writes too when it serves that
+/// one connection (in `normal`); other pipelined writes on the writer's own
+/// thread, woken at the end of the tick; everything else on the writer at once.
 @Suite(.timeLimit(.minutes(1))) struct CommitPlacementTests {
     @Test func aLoopsLoneWritesCommitOnItAtTheEndOfItsTickTogether() throws {
         let dir = try TemporaryDirectory()
@@ -157,6 +158,54 @@ import Testing
         #expect(statistics.batches == 1)
         #expect(statistics.inlineBatches == 0)
         #expect(statistics.largestBatch == 5)
+    }
+
+    @Test func aPipeliningConnectionAloneOnItsLoopCommitsAllItsTickReadThere() throws {
+        let dir = try TemporaryDirectory()
+        let store = try openStore(dir)
+        let outcomes = Outcomes()
+        let loop = ManualLoop(servesOneConnection: true)
+        let threads = CompletionThreads()
+        // More than a tick commits of lone writes on a loop serving others.
+        let count = PropertyStore.tickCommitLimit + 8
+        for i in 0..<count {
+            store.submit(WriteSubmission({ tx in try tx.set(key("k.\(i)"), .integer(Int64(i))) }, origin: .loop(loop, alone: i == 0)) {
+                threads.record()
+                outcomes.completion(i)($0)
+            })
+        }
+        #expect(loop.scheduled == 1)
+        #expect(store.statistics.batches == 0)
+        threads.markCaller()
+        loop.endTick()
+        #expect(outcomes.revisions == Dictionary(uniqueKeysWithValues: (0..<count).map { ($0, Revision(Int64($0 + 1))) }))
+        #expect(threads.allOnCaller)
+        let statistics = store.statistics
+        #expect(statistics.batches == 1)
+        #expect(statistics.inlineBatches == 1)
+        #expect(statistics.largestBatch == count)
+    }
+
+    /// In `full` the loop reads the connection's next calls while the writer syncs.
+    @Test func aPipeliningConnectionAloneOnItsLoopCommitsOnTheWriterInFull() async throws {
+        let dir = try TemporaryDirectory()
+        let store = try openStore(dir, durability: .full)
+        let outcomes = Outcomes()
+        let loop = ManualLoop(servesOneConnection: true)
+        let threads = CompletionThreads()
+        threads.markCaller()
+        for i in 0..<3 {
+            store.submit(WriteSubmission({ tx in try tx.set(key("k.\(i)"), .integer(Int64(i))) }, origin: .loop(loop, alone: i == 0)) {
+                threads.record()
+                outcomes.completion(i)($0)
+            })
+        }
+        #expect(loop.scheduled == 1)
+        loop.endTick()
+        await outcomes.wait(for: 3)
+        #expect(outcomes.revisions == [0: 1, 1: 2, 2: 3])
+        #expect(threads.noneOnCaller)
+        #expect(store.statistics.inlineBatches == 0)
     }
 
     @Test func aTasksWriteCommitsOnTheWriterWithoutWaitingForATick() async throws {

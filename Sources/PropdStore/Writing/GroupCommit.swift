@@ -15,7 +15,8 @@ import Synchronization
 /// tick's reads are done. Writes are then committed and answered without
 /// crossing to another thread and back (on a 2-vCPU VM each wake-up of
 /// another thread costs tens of microseconds). A request that must not
-/// commit on the loop (a pipelined call's) may be queued so too: the
+/// commit on the loop (a pipelined call's, unless the loop serves its
+/// connection alone) may be queued so too: the
 /// tick's end then wakes the writer, once, for everything the tick read,
 /// rather than its first request waking it while the loop still reads the
 /// rest. ``PropertyStore/submit(_:)`` decides which requests go this way.
@@ -31,7 +32,7 @@ final class GroupCommit: Sendable {
 
     private struct Queue {
         var pending: [WriteJob] = []
-        /// A drain runs: on the writer queue, or inline in ``commitPending(endingTickOf:)``.
+        /// A drain runs: on the writer queue, or inline in ``commitPending(endingTickOf:servingOneConnection:)``.
         var draining = false
         /// The loops (by ``WriteLoop/identity``) with an end-of-tick commit
         /// scheduled: one per loop and tick, however many requests it read.
@@ -143,7 +144,9 @@ final class GroupCommit: Sendable {
             queue.tickLoops.append(identity)
             queue.keptForTicks = self
             if let commit = queue.tickCommits[identity] { return .schedule(commit) }
-            let commit = EndOfTickCommit { [weak self] in self?.commitPending(endingTickOf: identity) }
+            let commit = EndOfTickCommit { [weak self] in
+                self?.commitPending(endingTickOf: identity, servingOneConnection: loop.servesOneConnection)
+            }
             queue.tickCommits[identity] = commit
             return .schedule(commit)
         }
@@ -156,14 +159,15 @@ final class GroupCommit: Sendable {
 
     /// A loop's end-of-tick commit: commits what is pending on the calling
     /// thread, when the writer is idle, at most ``tickCommitLimit`` requests
-    /// are pending and the tick queued none that must commit on the writer,
-    /// and answers their callers there. Otherwise what is pending goes to the
-    /// writer queue's drain, so the loop goes on reading while it commits;
-    /// a busy writer takes it anyway. A due checkpoint always goes to the
-    /// writer queue.
+    /// are pending (on a loop `servingOneConnection`, a batch's maximum)
+    /// and the tick queued none that must commit on the writer, and answers
+    /// their callers there. Otherwise what is pending goes to the writer
+    /// queue's drain, so the loop goes on reading while it commits; a busy
+    /// writer takes it anyway. A due checkpoint always goes to the writer
+    /// queue.
     ///
     /// > Important: this blocks the loop for a commit or two.
-    func commitPending(endingTickOf loop: ObjectIdentifier) {
+    func commitPending(endingTickOf loop: ObjectIdentifier, servingOneConnection: Bool) {
         enum Start { case none, inline, queue }
         let start: Start = queue.withLock { queue in
             queue.tickLoops.removeAll { $0 == loop }
@@ -173,7 +177,8 @@ final class GroupCommit: Sendable {
             if queue.tickLoops.isEmpty { queue.keptForTicks = nil }
             if queue.draining || queue.pending.isEmpty { return .none }
             queue.draining = true
-            return !forWriter && queue.pending.count <= Self.tickCommitLimit ? .inline : .queue
+            let limit = servingOneConnection ? maximumBatch : Self.tickCommitLimit
+            return !forWriter && queue.pending.count <= limit ? .inline : .queue
         }
         switch start {
         case .none: return
@@ -203,7 +208,9 @@ final class GroupCommit: Sendable {
     /// the writer's thread and back; a larger burst commits on the writer's
     /// thread while the loop reads on. Against 4, with one loop: 43.7k
     /// against 38.2k Sets/s with one in flight on each of 16 connections,
-    /// 18.2 against 23.0 µs of CPU per Set; 64 gave the same as 16.
+    /// 18.2 against 23.0 µs of CPU per Set; 64 gave the same as 16. A loop
+    /// that serves one connection is not held to it (see
+    /// ``commitPending(endingTickOf:servingOneConnection:)``).
     static let tickCommitLimit = 16
 
     /// Refuses new requests; those already queued (for a tick's end too) still run.

@@ -1,6 +1,8 @@
 extension PropertyStore {
     /// The most lone writes a loop's end-of-tick commit commits on that
     /// loop; when more are pending, they commit on the writer's thread.
+    /// A loop that serves one connection commits what its tick read
+    /// however many it is (up to a batch's maximum).
     public static var tickCommitLimit: Int { GroupCommit.tickCommitLimit }
 
     /// Queues `submission` now and calls its completion exactly once, when
@@ -41,11 +43,18 @@ extension PropertyStore {
     ///   one connection: a commit waits for an fsync, which must not hold
     ///   up a loop's other clients, but with none there the hop to the
     ///   writer's thread and back buys nothing.
-    /// - A pipelining connection's call, submitted on its loop, waits for
-    ///   the end of the tick too, which then wakes the writer's thread once
-    ///   for all the tick read: one batch, where the first call's wake-up
-    ///   would have the writer commit the tick's calls in pieces as they
-    ///   are read.
+    /// - A pipelining connection's call, submitted on a loop that serves
+    ///   that connection alone, with `normal` durability, commits at the
+    ///   end of the tick on the loop too, with every call the tick read:
+    ///   the client waits for those replies before it sends more, so a
+    ///   hand-over to the writer's thread would overlap little with them
+    ///   but cost a wake-up each way, on the cores the client needs.
+    /// - Any other pipelining connection's call, submitted on its loop,
+    ///   waits for the end of the tick too, which then wakes the writer's
+    ///   thread once for all the tick read: one batch, where the first
+    ///   call's wake-up would have the writer commit the tick's calls in
+    ///   pieces as they are read. The loop goes on reading meanwhile (its
+    ///   other connections, or in `full` this one's next calls).
     /// - Anything else (a lone call in `full` on a loop that serves other
     ///   connections, whose fsync had best start at once; a task's write, a
     ///   timer's) wakes the writer's own thread, which commits whatever is
@@ -56,6 +65,9 @@ extension PropertyStore {
         switch origin {
         case .loop(let loop, alone: true)
         where loop.isCurrent && (configuration.durability == .normal || loop.servesOneConnection):
+            groupCommit.submit(job, atEndOfTickOn: loop, committingThere: true)
+        case .loop(let loop, alone: false)
+        where loop.isCurrent && configuration.durability == .normal && loop.servesOneConnection:
             groupCommit.submit(job, atEndOfTickOn: loop, committingThere: true)
         case .loop(let loop, alone: false) where loop.isCurrent:
             groupCommit.submit(job, atEndOfTickOn: loop, committingThere: false)

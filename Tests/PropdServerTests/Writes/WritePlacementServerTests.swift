@@ -47,9 +47,34 @@ import Testing
         try await server.stop()
     }
 
-    @Test func aPipeliningClientsWritesCommitOnTheWriterNotOnItsLoop() async throws {
-        let server = try await InProcessServer.start()
+    /// In `normal`, a pipelining client alone on its loop has its writes
+    /// committed there, however many a tick reads.
+    @Test func aPipeliningClientAloneOnItsLoopHasItsWritesCommittedThere() async throws {
+        let server = try await InProcessServer.start(eventLoops: 1)
         let connection = try await VarlinkConnection.connect(to: server.path)
+        // More Sets in one flush than a tick commits of lone writes on its loop.
+        let count = PropertyStore.tickCommitLimit + 8
+        let results = try await connection.pipeline((1...count).map { set("k.\($0)", Int64($0)) })
+        #expect(try results.map { try $0.get()["revision"] } == (1...count).map { .integer(Int64($0)) })
+        let statistics = server.store.statistics
+        #expect(statistics.requests == count)
+        #expect(statistics.inlineBatches == statistics.batches)
+        await connection.close()
+        try await server.stop()
+    }
+
+    /// On a loop that serves other connections too, or in `full`, a
+    /// pipelining client's writes commit on the writer: the loop reads on
+    /// meanwhile.
+    @Test(arguments: [(StoreConfiguration.Durability.normal, true), (.full, false), (.full, true)])
+    func aPipeliningClientsWritesCommitOnTheWriterWhenItSharesItsLoopOrInFull(
+        durability: StoreConfiguration.Durability, sharing: Bool
+    ) async throws {
+        let server = try await InProcessServer.start(durability: durability, eventLoops: 1)
+        let connection = try await VarlinkConnection.connect(to: server.path)
+        let other = sharing ? try await VarlinkConnection.connect(to: server.path) : nil
+        // Answered, so the loop serves it.
+        _ = try await other?.call("org.varlink.service.GetInfo", [:])
         // Three Sets in one flush, read in one burst: the first is alone, the
         // others are not, so the tick's end wakes the writer for all three.
         // (Were they all taken for alone, it would commit them on the loop.)
@@ -58,6 +83,7 @@ import Testing
         let statistics = server.store.statistics
         #expect(statistics.requests == 3)
         #expect(statistics.inlineBatches == 0)
+        await other?.close()
         await connection.close()
         try await server.stop()
     }
