@@ -16,10 +16,9 @@ import Synchronization
 /// crossing to another thread and back (on a 2-vCPU VM each wake-up of
 /// another thread costs tens of microseconds). A request that must not
 /// commit on the loop (a pipelined call's, unless the loop serves its
-/// connection alone) may be queued so too: the
-/// tick's end then wakes the writer, once, for everything the tick read,
-/// rather than its first request waking it while the loop still reads the
-/// rest. ``PropertyStore/submit(_:)`` decides which requests go this way.
+/// connection alone) may be queued so too: the tick's end then wakes the
+/// writer, once, for everything the tick read, rather than its first
+/// request waking it while the loop still reads the rest. ``PropertyStore/submit(_:)`` decides which requests go this way.
 final class GroupCommit: Sendable {
     typealias Observer = @Sendable ([ChangeSet]) -> Void
 
@@ -32,7 +31,8 @@ final class GroupCommit: Sendable {
 
     private struct Queue {
         var pending: [WriteJob] = []
-        /// A drain runs: on the writer queue, or inline in ``commitPending(endingTickOf:servingOneConnection:)``.
+        /// A drain runs: on the writer queue, or inline in
+        /// ``commitPending(endingTickOf:servingOneConnection:)``.
         var draining = false
         /// The loops (by ``WriteLoop/identity``) with an end-of-tick commit
         /// scheduled: one per loop and tick, however many requests it read.
