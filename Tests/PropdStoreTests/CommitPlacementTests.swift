@@ -20,12 +20,7 @@ import Testing
         let outcomes = Outcomes()
         let loop = ManualLoop()
         let threads = CompletionThreads()
-        for i in 0..<3 {
-            store.submit(WriteSubmission({ tx in try tx.set(key("k.\(i)"), .integer(Int64(i))) }, origin: loop.lone) {
-                threads.record()
-                outcomes.completion(i)($0)
-            })
-        }
+        submitSets(count: 3, to: store, from: { _ in loop.lone }, threads: threads, outcomes: outcomes)
         // One commit per loop and tick, however many writes the tick read.
         #expect(loop.scheduled == 1)
         #expect(store.revision == .none)
@@ -71,12 +66,7 @@ import Testing
         let loop = ManualLoop()
         let threads = CompletionThreads()
         let count = PropertyStore.tickCommitLimit + (overLimit ? 1 : 0)
-        for i in 0..<count {
-            store.submit(WriteSubmission({ tx in try tx.set(key("k.\(i)"), .integer(Int64(i))) }, origin: loop.lone) {
-                threads.record()
-                outcomes.completion(i)($0)
-            })
-        }
+        submitSets(count: count, to: store, from: { _ in loop.lone }, threads: threads, outcomes: outcomes)
         #expect(loop.scheduled == 1)
         threads.markCaller()
         loop.endTick()
@@ -111,12 +101,7 @@ import Testing
 
         let threads = CompletionThreads()
         threads.markCaller()
-        for i in 0..<5 {
-            store.submit(WriteSubmission({ tx in try tx.set(key("k.\(i)"), .integer(Int64(i))) }, origin: .loop(loop, alone: false)) {
-                threads.record()
-                outcomes.completion(i)($0)
-            })
-        }
+        submitSets(count: 5, to: store, from: { _ in .loop(loop, alone: false) }, threads: threads, outcomes: outcomes)
         // Not alone on its connection: the tick's end would wake the writer,
         // but the writer, busy, takes them first.
         #expect(loop.scheduled == 1)
@@ -141,12 +126,7 @@ import Testing
         let threads = CompletionThreads()
         threads.markCaller()
         // The first alone, the rest behind it: the tick may not commit on the loop.
-        for i in 0..<5 {
-            store.submit(WriteSubmission({ tx in try tx.set(key("k.\(i)"), .integer(Int64(i))) }, origin: .loop(loop, alone: i == 0)) {
-                threads.record()
-                outcomes.completion(i)($0)
-            })
-        }
+        submitSets(count: 5, to: store, from: { .loop(loop, alone: $0 == 0) }, threads: threads, outcomes: outcomes)
         // Nothing starts before the tick's end, which commits on the writer.
         #expect(loop.scheduled == 1)
         #expect(store.statistics.batches == 0)
@@ -168,12 +148,7 @@ import Testing
         let threads = CompletionThreads()
         // More than a tick commits of lone writes on a loop serving others.
         let count = PropertyStore.tickCommitLimit + 8
-        for i in 0..<count {
-            store.submit(WriteSubmission({ tx in try tx.set(key("k.\(i)"), .integer(Int64(i))) }, origin: .loop(loop, alone: i == 0)) {
-                threads.record()
-                outcomes.completion(i)($0)
-            })
-        }
+        submitSets(count: count, to: store, from: { .loop(loop, alone: $0 == 0) }, threads: threads, outcomes: outcomes)
         #expect(loop.scheduled == 1)
         #expect(store.statistics.batches == 0)
         threads.markCaller()
@@ -194,12 +169,7 @@ import Testing
         let loop = ManualLoop(servesOneConnection: true)
         let threads = CompletionThreads()
         threads.markCaller()
-        for i in 0..<3 {
-            store.submit(WriteSubmission({ tx in try tx.set(key("k.\(i)"), .integer(Int64(i))) }, origin: .loop(loop, alone: i == 0)) {
-                threads.record()
-                outcomes.completion(i)($0)
-            })
-        }
+        submitSets(count: 3, to: store, from: { .loop(loop, alone: $0 == 0) }, threads: threads, outcomes: outcomes)
         #expect(loop.scheduled == 1)
         loop.endTick()
         await outcomes.wait(for: 3)
@@ -287,6 +257,20 @@ import Testing
         // The writer's thread answers inside the scope too.
         #expect(try await store.write(WriteRequest(set: [key("a"): 1])).revision == 3)
         #expect(log.withLock { $0.entries }.suffix(2) == ["scope", "observer [3]"])
+    }
+}
+
+/// Submits Sets of `k.0` … `k.<count - 1>` to `store` in turn, the i-th
+/// from `origin(i)`, each completion noted on `threads` and `outcomes`.
+private func submitSets(
+    count: Int, to store: PropertyStore, from origin: (Int) -> WriteOrigin, threads: CompletionThreads,
+    outcomes: Outcomes
+) {
+    for i in 0..<count {
+        store.submit(WriteSubmission({ tx in try tx.set(key("k.\(i)"), .integer(Int64(i))) }, origin: origin(i)) {
+            threads.record()
+            outcomes.completion(i)($0)
+        })
     }
 }
 

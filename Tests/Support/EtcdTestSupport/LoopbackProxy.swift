@@ -48,7 +48,7 @@ public final class LoopbackProxy: Sendable {
         self.targetPort = targetPort
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard listener >= 0 else { throw Failure(description: "socket: errno \(errno)") }
-        var address = Self.loopback(port: 0)
+        var address = sockaddr_in.loopback(port: 0)
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
@@ -138,7 +138,7 @@ public final class LoopbackProxy: Sendable {
     private func connectToTarget() -> Int32? {
         let server = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard server >= 0 else { return nil }
-        var address = Self.loopback(port: targetPort)
+        var address = sockaddr_in.loopback(port: targetPort)
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(server, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
@@ -179,13 +179,5 @@ public final class LoopbackProxy: Sendable {
             close(source)
             close(sink)
         }
-    }
-
-    private static func loopback(port: Int) -> sockaddr_in {
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = UInt16(port).bigEndian
-        address.sin_addr.s_addr = UInt32(0x7f00_0001).bigEndian
-        return address
     }
 }
