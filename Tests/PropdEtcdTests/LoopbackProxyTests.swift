@@ -9,7 +9,7 @@ import Glibc
 
 /// The proxy the partition tests cut runs in the test process, whose
 /// descriptors every test running beside it shares.
-@Suite struct LoopbackProxyTests {
+@Suite(.timeLimit(.minutes(1))) struct LoopbackProxyTests {
     /// Its pumps close a connection's sockets as soon as the cut shuts them
     /// down, and the freed numbers go to the next sockets anyone opens: the
     /// cut must not shut down a number after its socket was closed.
@@ -51,7 +51,6 @@ private final class Bystanders: Sendable {
     private struct State {
         var pairs: [(Int32, Int32)] = []
         var stopped = false
-        var opening = false
     }
 
     private let state = Mutex(State())
