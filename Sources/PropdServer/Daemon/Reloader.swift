@@ -42,11 +42,6 @@ final class ReloadableAccess: AccessCheck {
         return current.withLock { $0 }.filtersReads(for: peer)
     }
 
-    func restricts(_ peer: VarlinkPeerCredentials?) -> Bool {
-        if open.load(ordering: .acquiring) { return false }
-        return current.withLock { $0 }.restricts(peer)
-    }
-
     func mayReadSome(_ pattern: KeyPattern, _ peer: VarlinkPeerCredentials?) -> Bool {
         if open.load(ordering: .acquiring) { return true }
         return current.withLock { $0 }.mayReadSome(pattern, peer)

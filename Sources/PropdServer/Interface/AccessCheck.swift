@@ -16,9 +16,6 @@ public protocol AccessCheck: Sendable {
     /// Whether reads by this peer are restricted at all; when false, listings
     /// and subscriptions skip per-key checks.
     func filtersReads(for peer: VarlinkPeerCredentials?) -> Bool
-    /// Whether any call of this peer may be refused at all; when false, a
-    /// write skips its per-key checks (each a walk over the call's keys).
-    func restricts(_ peer: VarlinkPeerCredentials?) -> Bool
     /// Whether the peer may read at least one key `pattern` matches (else a
     /// List, Bindings or Subscribe with it is refused).
     func mayReadSome(_ pattern: KeyPattern, _ peer: VarlinkPeerCredentials?) -> Bool
@@ -30,6 +27,15 @@ public protocol AccessCheck: Sendable {
 extension AccessCheck {
     /// Rules that never change.
     public var generation: UInt64 { 0 }
+
+    /// Whether any call of this peer may be refused at all; when false, a
+    /// write skips its per-key checks (each a walk over the call's keys).
+    /// The same peers as ``filtersReads(for:)``: a peer's rights are either
+    /// unrestricted (root's, the daemon's user's, everyone's without rules)
+    /// or its rules', which restrict writes as well as reads.
+    public func restricts(_ peer: VarlinkPeerCredentials?) -> Bool {
+        filtersReads(for: peer)
+    }
 }
 
 extension AccessCheck {
@@ -50,6 +56,5 @@ public struct AllowAll: AccessCheck {
     public init() {}
     public func allows(_ right: AccessRight, _ key: Key, _ peer: VarlinkPeerCredentials?) -> Bool { true }
     public func filtersReads(for peer: VarlinkPeerCredentials?) -> Bool { false }
-    public func restricts(_ peer: VarlinkPeerCredentials?) -> Bool { false }
     public func mayReadSome(_ pattern: KeyPattern, _ peer: VarlinkPeerCredentials?) -> Bool { true }
 }

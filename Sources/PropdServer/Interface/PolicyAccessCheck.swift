@@ -43,11 +43,4 @@ public final class PolicyAccessCheck: AccessCheck {
         if policy.isOpen { return false }
         return !(rights(peer)?.isUnrestricted ?? false)
     }
-
-    /// The same peers as ``filtersReads(for:)``: under rules, anyone whose
-    /// rights are not unrestricted (root's and the daemon's user's are) may
-    /// be refused a write as well as a read; without rules, nobody.
-    public func restricts(_ peer: VarlinkPeerCredentials?) -> Bool {
-        filtersReads(for: peer)
-    }
 }
