@@ -24,7 +24,7 @@ extension JSONValue {
         switch self {
         case .null: out.append(contentsOf: "null".utf8)
         case .bool(let b): out.append(contentsOf: (b ? "true" : "false").utf8)
-        case .integer(let i): out.append(contentsOf: String(i).utf8)
+        case .integer(let i): JSONValue.encodeInteger(i, into: &out)
         case .double(let d): JSONValue.encodeDouble(d, into: &out)
         case .string(let s): JSONValue.encodeString(s, into: &out)
         case .array(let a):
@@ -46,13 +46,31 @@ extension JSONValue {
         }
     }
 
+    /// Appends `value` in decimal, its digits written straight into `out`:
+    /// every reply and event carries a revision, and going through `String`
+    /// cost a conversion and a copy each time.
+    public static func encodeInteger(_ value: Int64, into out: inout [UInt8]) {
+        if value < 0 { out.append(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        // UInt64.max, the largest magnitude, has 20 digits.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var start = digits.count
+            repeat {
+                start -= 1
+                digits[start] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude % 10)
+                magnitude /= 10
+            } while magnitude != 0
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
+        }
+    }
+
     static func encodeDouble(_ d: Double, into out: inout [UInt8]) {
         guard d.isFinite else {
             out.append(contentsOf: "null".utf8)
             return
         }
         if d.rounded(.towardZero) == d, abs(d) <= maxExactInteger {
-            out.append(contentsOf: String(Int64(d)).utf8)
+            encodeInteger(Int64(d), into: &out)
         } else {
             // Swift prints the shortest text that reads back as the same double;
             // its forms ("2.5", "1e-07", "1e+20") are all valid JSON numbers.

@@ -60,6 +60,36 @@ public struct JSONReader {
         return name
     }
 
+    /// Whether the object's next member is named `name`, positioned at its
+    /// value when it is: the member a decoder expects is matched by its
+    /// bytes, without a `String` of its name. `false` for anything else (the
+    /// object's end, another member, `name` spelt with escapes), after which
+    /// the reader's position is unspecified: the decoder gives up and reads
+    /// the document the usual way. `name` is plain ASCII (no `"` or `\`).
+    public mutating func nextMember(of object: inout ObjectCursor, is name: StaticString) throws(JSONParseError)
+        -> Bool
+    {
+        var next = try parser.peek()
+        if next == UInt8(ascii: "}") { return false }
+        if !object.first {
+            guard next == UInt8(ascii: ",") else { throw parser.fail(.unexpectedByte(next)) }
+            parser.index += 1
+            next = try parser.peek()
+        }
+        guard next == UInt8(ascii: "\"") else { throw parser.fail(.unexpectedByte(next)) }
+        let expected = UnsafeRawBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)
+        let start = parser.index + 1
+        let end = start + expected.count
+        guard end < parser.bytes.count, parser.bytes[end] == UInt8(ascii: "\"") else { return false }
+        for offset in expected.indices where parser.bytes[start + offset] != expected[offset] { return false }
+        object.first = false
+        parser.index = end + 1
+        let colon = try parser.peek()
+        guard colon == UInt8(ascii: ":") else { throw parser.fail(.unexpectedByte(colon)) }
+        parser.index += 1
+        return true
+    }
+
     /// The next value, whole.
     public mutating func readValue() throws(JSONParseError) -> JSONValue {
         try parser.parseValue()

@@ -54,4 +54,39 @@ import Testing
         #expect(readerError?.reason == .tooDeep(limit: 1))
         #expect(readerError == parserError)
     }
+
+    /// `{"<name>": <value>, ...}` read with `nextMember(of:is:)` for its first
+    /// member: the value when the member is `name`, `nil` when it is not.
+    private func value(of name: StaticString, in text: String) throws(JSONParseError) -> JSONValue? {
+        var text = text
+        let read: Result<JSONValue?, JSONParseError> = text.withUTF8 { utf8 in
+            Result { () throws(JSONParseError) in
+                var reader = JSONReader(bytes: UnsafeRawBufferPointer(utf8))
+                guard var object = try reader.beginObject(), try reader.nextMember(of: &object, is: name) else {
+                    return nil
+                }
+                let value = try reader.readValue()
+                _ = try reader.nextMember(of: &object)
+                return value
+            }
+        }
+        return try read.get()
+    }
+
+    @Test func anExpectedMemberIsMatchedByItsBytes() throws {
+        #expect(try value(of: "values", in: #"{"values":1}"#) == 1)
+        #expect(try value(of: "values", in: #" { "values" : [2] } "#) == [2])
+        #expect(try value(of: "values", in: #"{"values":{"a":3},"x":4}"#) == ["a": 3])
+        // Anything else is no match: a longer or shorter name, another
+        // member, the object's end, the name spelt with an escape.
+        for text in [
+            #"{"valuesX":1}"#, #"{"value":1}"#, #"{"x":1}"#, #"{}"#, #"{"v"#, #"{"\u0076alues":1}"#, #"{"values"#,
+        ] {
+            #expect(try value(of: "values", in: text) == nil, "\(text)")
+        }
+        // A name that matches must still be followed by a colon.
+        #expect(throws: JSONParseError.self) { _ = try value(of: "values", in: #"{"values" 1}"#) }
+        #expect(throws: JSONParseError.self) { _ = try value(of: "values", in: #"{1:2}"#) }
+    }
 }
+

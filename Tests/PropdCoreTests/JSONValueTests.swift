@@ -11,6 +11,12 @@ import Testing
         #expect(try JSONValue(parsing: "-9223372036854775808") == .integer(.min))
     }
 
+    @Test(arguments: [0, 7, -7, 10, -10, 1_000_000, Int64.max, Int64.min, Int64.max - 1, Int64.min + 1])
+    func integersAreWrittenInDecimal(value: Int64) throws {
+        #expect(JSONValue.integer(value).jsonString == String(value))
+        #expect(try JSONValue(parsing: JSONValue.integer(value).jsonString) == .integer(value))
+    }
+
     @Test func wholeResultsBecomeIntegers() {
         #expect(JSONValue.number(6.0 / 2.0) == .integer(3))
         #expect(JSONValue.number(6.0 / 2.0).jsonString == "3")

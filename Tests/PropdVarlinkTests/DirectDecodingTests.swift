@@ -123,4 +123,32 @@ import Testing
         #expect(reason(tooDeep.first).contains("nested deeper than 2"))
         #expect(!h.channel.isActive)
     }
+
+    /// A connection keeps the method its last direct call named: a call of
+    /// another method is decoded with that method's decoder and starts as
+    /// that method starts, and a method without a direct decoder is decoded
+    /// the usual way, the kept method staying.
+    @Test func eachCallIsDecodedByTheMethodItNames() throws {
+        let registry = try VarlinkRegistry(
+            info: TestInterface.info, interfaces: [TestInterface.interface(lot: ParkingLot())])
+        var recent: VarlinkDirectMethod?
+        func decode(_ text: String) -> VarlinkDirectCall? {
+            VarlinkDirectCall.decode(ByteBuffer(string: text), registry: registry, recent: &recent, maximumDepth: 64)
+        }
+        let tag = decode(#"{"method":"org.example.test.Tag","parameters":{"value":1}}"#)
+        #expect(tag?.name == "org.example.test.Tag")
+        #expect(tag?.startsAfterEarlierCalls == false)
+        #expect(recent?.name == "org.example.test.Tag")
+        let readTag = decode(#"{"method":"org.example.test.ReadTag","parameters":{"value":2}}"#)
+        #expect(readTag?.name == "org.example.test.ReadTag")
+        #expect(readTag?.startsAfterEarlierCalls == true)
+        #expect(recent?.name == "org.example.test.ReadTag")
+        // No direct decoder, or one that needs `more`: not decoded here.
+        #expect(decode(#"{"method":"org.example.test.Echo","parameters":{"value":3}}"#) == nil)
+        #expect(decode(#"{"method":"org.example.test.Hold","parameters":{"id":1},"more":true}"#) == nil)
+        #expect(decode(#"{"method":"org.example.test.Nope","parameters":{"value":3}}"#) == nil)
+        #expect(recent?.name == "org.example.test.ReadTag")
+        #expect(decode(#"{"method":"org.example.test.ReadTag","parameters":{"value":4}}"#)?.startsAfterEarlierCalls == true)
+        #expect(decode(#"{"method":"org.example.test.Tag","parameters":{"value":5}}"#)?.startsAfterEarlierCalls == false)
+    }
 }

@@ -9,7 +9,7 @@ struct GetParameters: Sendable {
     /// a bad key, a repeated member), which is then decoded from the parsed
     /// call with its errors.
     init?(reading reader: inout JSONReader) throws(JSONParseError) {
-        guard var parameters = try reader.beginObject(), try reader.nextMember(of: &parameters) == "keys",
+        guard var parameters = try reader.beginObject(), try reader.nextMember(of: &parameters, is: "keys"),
             case .array(let texts) = try reader.readValue(),
             try reader.nextMember(of: &parameters) == nil
         else { return nil }

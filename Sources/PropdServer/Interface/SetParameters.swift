@@ -25,7 +25,7 @@ struct SetParameters: Sendable {
     /// anything else (`expect`, `ttl`, a bad key, a repeated member), which
     /// is then decoded by ``init(_:)`` with its errors.
     init?(reading reader: inout JSONReader) throws(JSONParseError) {
-        guard var parameters = try reader.beginObject(), try reader.nextMember(of: &parameters) == "values",
+        guard var parameters = try reader.beginObject(), try reader.nextMember(of: &parameters, is: "values"),
             var object = try reader.beginObject()
         else { return nil }
         var decoded: [Key: JSONValue] = [:]

@@ -50,6 +50,8 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
     }
 
     private let registry: VarlinkRegistry
+    /// The method of the last call decoded straight from its frame.
+    private var recentDirectMethod: VarlinkDirectMethod?
     private let configuration: VarlinkServerConfiguration
     private let makeConnection: (ChannelHandlerContext) -> VarlinkConnectionContext
     private var connection: VarlinkConnectionContext?
@@ -195,7 +197,7 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
     /// One frame, in order: decoded and started, or queued behind earlier calls.
     private func receive(frame: ByteBuffer) {
         if let direct = VarlinkDirectCall.decode(
-            frame, registry: registry, maximumDepth: configuration.maximumNestingDepth)
+            frame, registry: registry, recent: &recentDirectMethod, maximumDepth: configuration.maximumNestingDepth)
         {
             receive(.direct(direct))
             return

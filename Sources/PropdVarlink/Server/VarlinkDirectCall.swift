@@ -18,23 +18,35 @@ struct VarlinkDirectCall {
     /// but `oneway`, `more: false` or `upgrade: false`) and is valid JSON
     /// throughout; `nil` otherwise, and then the frame is decoded the usual
     /// way, which gives every answer (errors included) exactly as before.
-    static func decode(_ frame: ByteBuffer, registry: VarlinkRegistry, maximumDepth: Int) -> VarlinkDirectCall? {
+    ///
+    /// `recent` is the method the connection's last direct call named: a
+    /// connection mostly repeats one method, found then without a look-up.
+    static func decode(
+        _ frame: ByteBuffer, registry: VarlinkRegistry, recent: inout VarlinkDirectMethod?, maximumDepth: Int
+    ) -> VarlinkDirectCall? {
         frame.withUnsafeReadableBytes { bytes in
             var reader = JSONReader(bytes: bytes, maximumDepth: maximumDepth)
-            return try? decode(&reader, registry: registry)
+            return try? decode(&reader, registry: registry, recent: &recent)
         }
     }
 
-    private static func decode(_ reader: inout JSONReader, registry: VarlinkRegistry) throws(JSONParseError)
-        -> VarlinkDirectCall?
-    {
-        guard var message = try reader.beginObject(), try reader.nextMember(of: &message) == "method",
-            case .string(let name) = try reader.readValue(),
-            case .success(let method) = registry.resolve(name), !method.requiresMore,
-            let decoder = method.directDecoder,
-            try reader.nextMember(of: &message) == "parameters",
-            let start = decoder(&reader)
+    private static func decode(
+        _ reader: inout JSONReader, registry: VarlinkRegistry, recent: inout VarlinkDirectMethod?
+    ) throws(JSONParseError) -> VarlinkDirectCall? {
+        guard var message = try reader.beginObject(), try reader.nextMember(of: &message, is: "method"),
+            case .string(let name) = try reader.readValue()
         else { return nil }
+        let method: VarlinkDirectMethod
+        if let recent, recent.name == name {
+            method = recent
+        } else {
+            guard let found = registry.directMethod(name) else { return nil }
+            method = found
+            recent = found
+        }
+        guard try reader.nextMember(of: &message, is: "parameters"), let start = method.decoder(&reader) else {
+            return nil
+        }
         var oneway: Bool?
         while let member = try reader.nextMember(of: &message) {
             switch (member, try reader.readValue()) {
@@ -46,5 +58,23 @@ struct VarlinkDirectCall {
         try reader.finish()
         return VarlinkDirectCall(
             name: name, startsAfterEarlierCalls: method.startsAfterEarlierCalls, oneway: oneway ?? false, start: start)
+    }
+}
+
+/// What a call decoded straight from its frame needs of its method: only
+/// the decoder and when it starts, so that finding it copies one closure
+/// rather than the whole ``VarlinkMethod``.
+struct VarlinkDirectMethod: Sendable {
+    /// The method's fully qualified name.
+    let name: String
+    let decoder: VarlinkMethod.DirectDecoder
+    let startsAfterEarlierCalls: Bool
+
+    /// `method`'s, when it has a direct decoder and needs no `more`.
+    init?(_ method: VarlinkMethod, named name: String) {
+        guard let decoder = method.directDecoder, !method.requiresMore else { return nil }
+        self.name = name
+        self.decoder = decoder
+        self.startsAfterEarlierCalls = method.startsAfterEarlierCalls
     }
 }

@@ -2,6 +2,8 @@
 /// without locks by every connection.
 struct VarlinkRegistry: Sendable {
     private let methods: [String: VarlinkMethod]
+    /// The methods with a direct decoder that a call may name without `more`.
+    private let directMethods: [String: VarlinkDirectMethod]
     /// Interface name -> method names its IDL declares.
     private let declared: [String: Set<String>]
     let interfaceNames: [String]
@@ -31,8 +33,17 @@ struct VarlinkRegistry: Sendable {
             }
         }
         self.methods = methods
+        self.directMethods = methods.reduce(into: [:]) { direct, entry in
+            direct[entry.key] = VarlinkDirectMethod(entry.value, named: entry.key)
+        }
         self.declared = declared
         self.interfaceNames = names
+    }
+
+    /// What a call of `method` decoded straight from its frame needs, when
+    /// the method has a direct decoder and answers without `more`.
+    func directMethod(_ method: String) -> VarlinkDirectMethod? {
+        directMethods[method]
     }
 
     /// The method to run, or the standard error explaining why there is none.

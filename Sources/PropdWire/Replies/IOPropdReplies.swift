@@ -72,7 +72,7 @@ extension RevisionReply: JSONObjectEncodable {
     /// `{"revision":N}`, written without a ``JSONValue`` tree: every write is answered so.
     public func encodeJSONObject(into out: inout [UInt8]) {
         out.append(contentsOf: #"{"revision":"#.utf8)
-        JSONValue.integer(revision.rawValue).encode(into: &out)
+        JSONValue.encodeInteger(revision.rawValue, into: &out)
         out.append(UInt8(ascii: "}"))
     }
 }

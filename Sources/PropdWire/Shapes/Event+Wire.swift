@@ -68,7 +68,7 @@ public enum EventEncoding {
             value.encode(into: &out)
         }
         out.append(contentsOf: #","revision":"#.utf8)
-        out.append(contentsOf: String(event.revision.rawValue).utf8)
+        JSONValue.encodeInteger(event.revision.rawValue, into: &out)
         if let error = event.error {
             out.append(contentsOf: #","error":"#.utf8)
             JSONValue.encodeString(error, into: &out)
