@@ -84,6 +84,24 @@ import Testing
         }
     }
 
+    /// A tick's commit on its loop sends its answers once all are given,
+    /// before the work it does after them; a commit on the writer's thread
+    /// hands its answers to their loops, which send them.
+    @Test(arguments: [false, true])
+    func aTicksCommitOnItsLoopSendsItsAnswersAsSoonAsAllAreGiven(overLimit: Bool) async throws {
+        let dir = try TemporaryDirectory()
+        let store = try openStore(dir)
+        let outcomes = Outcomes()
+        let loop = ManualLoop()
+        let answeredWhenSent = Mutex<[Int]>([])
+        loop.onSendAnswers = { answeredWhenSent.withLock { $0.append(outcomes.revisions.count) } }
+        let count = PropertyStore.tickCommitLimit + (overLimit ? 1 : 0)
+        submitSets(count: count, to: store, from: { _ in loop.lone }, threads: CompletionThreads(), outcomes: outcomes)
+        loop.endTick()
+        await outcomes.wait(for: count)
+        #expect(answeredWhenSent.withLock { $0 } == (overLimit ? [] : [count]))
+    }
+
     @Test func aPipeliningConnectionsWritesGoToTheWritersThreadAndShareABatch() async throws {
         let dir = try TemporaryDirectory()
         let store = try openStore(dir)

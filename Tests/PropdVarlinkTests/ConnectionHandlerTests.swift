@@ -152,6 +152,28 @@ import Testing
         #expect(replies.map(\.parameters) == [["id": 1], ["id": 2]], "both flushed as the round ended")
     }
 
+    /// Inside a round, the replies answered so far can be sent at once (a
+    /// tick's commit that has answered its callers); those answered after
+    /// wait for the round's end as before.
+    @Test func aRoundFlushesWhatItAnsweredSoFarWhenAsked() throws {
+        let h = try Harness()
+        try h.send(
+            #"{"method":"org.example.test.Park","parameters":{"id":1}}"# + "\0"
+                + #"{"method":"org.example.test.Park","parameters":{"id":2}}"# + "\0")
+        var sentWhenAsked: [VarlinkReply] = []
+        var sentAfter: [VarlinkReply] = []
+        h.mailbox.flushingOnce {
+            h.lot.responder(1)?.succeed(["id": 1])
+            h.mailbox.flushRoundSoFar()
+            sentWhenAsked = (try? h.replies()) ?? []
+            h.lot.responder(2)?.succeed(["id": 2])
+            sentAfter = (try? h.replies()) ?? []
+        }
+        #expect(sentWhenAsked == [VarlinkReply(parameters: ["id": 1])])
+        #expect(sentAfter.isEmpty, "an answer given after waits for the round's end")
+        #expect(try h.replies() == [VarlinkReply(parameters: ["id": 2])])
+    }
+
     /// A streaming call (`Hold`, id 7) with an `Echo` of `{"after":true}` sent behind it.
     private func streamHoldingAnEcho(_ h: Harness) throws -> VarlinkReplyStream {
         try h.send(

@@ -26,4 +26,8 @@ struct NIOWriteLoop: WriteLoop {
     func executeAfterTick(_ work: @escaping @Sendable () -> Void) {
         mailbox.executeAfterTick(work)
     }
+
+    func sendAnswers() {
+        mailbox.flushRoundSoFar()
+    }
 }

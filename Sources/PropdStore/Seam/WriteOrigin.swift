@@ -25,4 +25,9 @@ public protocol WriteLoop: Sendable {
     /// Runs `work` on the loop once the I/O and tasks of its current tick
     /// are done (every call the tick read has been handled).
     func executeAfterTick(_ work: @escaping @Sendable () -> Void)
+    /// Sends the answers given so far by the work running on the loop now
+    /// (an end-of-tick commit), rather than when that work returns: what
+    /// the work does after answering then delays no caller (call it on the
+    /// loop).
+    func sendAnswers()
 }

@@ -32,7 +32,7 @@ final class GroupCommit: Sendable {
     private struct Queue {
         var pending: [WriteJob] = []
         /// A drain runs: on the writer queue, or inline in
-        /// ``commitPending(endingTickOf:servingOneConnection:)``.
+        /// ``commitPending(endingTickOf:)``.
         var draining = false
         /// The loops (by ``WriteLoop/identity``) with an end-of-tick commit
         /// scheduled: one per loop and tick, however many requests it read.
@@ -145,7 +145,7 @@ final class GroupCommit: Sendable {
             queue.keptForTicks = self
             if let commit = queue.tickCommits[identity] { return .schedule(commit) }
             let commit = EndOfTickCommit { [weak self] in
-                self?.commitPending(endingTickOf: identity, servingOneConnection: loop.servesOneConnection)
+                self?.commitPending(endingTickOf: loop)
             }
             queue.tickCommits[identity] = commit
             return .schedule(commit)
@@ -159,20 +159,22 @@ final class GroupCommit: Sendable {
 
     /// A loop's end-of-tick commit: commits what is pending on the calling
     /// thread, when the writer is idle, at most ``tickCommitLimit`` requests
-    /// are pending (on a loop `servingOneConnection`, a batch's maximum)
-    /// and the tick queued none that must commit on the writer, and answers
-    /// their callers there. Otherwise what is pending goes to the writer
+    /// are pending (on a loop that serves one connection, a batch's
+    /// maximum) and the tick queued none that must commit on the writer,
+    /// and answers their callers there. Otherwise what is pending goes to the writer
     /// queue's drain, so the loop goes on reading while it commits; a busy
     /// writer takes it anyway. A due checkpoint always goes to the writer
     /// queue.
     ///
     /// > Important: this blocks the loop for a commit or two.
-    func commitPending(endingTickOf loop: ObjectIdentifier, servingOneConnection: Bool) {
+    func commitPending(endingTickOf loop: any WriteLoop) {
+        let identity = loop.identity
+        let servingOneConnection = loop.servesOneConnection
         enum Start { case none, inline, queue }
         let start: Start = queue.withLock { queue in
-            queue.tickLoops.removeAll { $0 == loop }
-            let forWriter = queue.writerTicks.contains(loop)
-            if forWriter { queue.writerTicks.removeAll { $0 == loop } }
+            queue.tickLoops.removeAll { $0 == identity }
+            let forWriter = queue.writerTicks.contains(identity)
+            if forWriter { queue.writerTicks.removeAll { $0 == identity } }
             // The caller holds `self` while this runs.
             if queue.tickLoops.isEmpty { queue.keptForTicks = nil }
             if queue.draining || queue.pending.isEmpty { return .none }
@@ -188,7 +190,7 @@ final class GroupCommit: Sendable {
         writerQueue.sync { connection in
             // Never empty: only the drainer takes, and that is us.
             if var taken = takeBatch(endingDrain: false) {
-                commit(taken.batch, connection: connection, hooks: taken.hooks, resumeInline: true)
+                commit(taken.batch, connection: connection, hooks: taken.hooks, answeredOn: loop)
                 keepAsSpare(&taken.batch)
             }
         }
@@ -210,7 +212,7 @@ final class GroupCommit: Sendable {
     /// against 38.2k Sets/s with one in flight on each of 16 connections,
     /// 18.2 against 23.0 µs of CPU per Set; 64 gave the same as 16. A loop
     /// that serves one connection is not held to it (see
-    /// ``commitPending(endingTickOf:servingOneConnection:)``).
+    /// ``commitPending(endingTickOf:)``).
     static let tickCommitLimit = 16
 
     /// Refuses new requests; those already queued (for a tick's end too) still run.
@@ -237,7 +239,7 @@ final class GroupCommit: Sendable {
             // The last batch's callers are answered: the log's copy delays only the next batch.
             if checkpointer.isDue { checkpointer.checkpoint(connection) }
             guard var taken = takeBatch(endingDrain: true) else { return }
-            commit(taken.batch, connection: connection, hooks: taken.hooks, resumeInline: false)
+            commit(taken.batch, connection: connection, hooks: taken.hooks, answeredOn: nil)
             keepAsSpare(&taken.batch)
         }
     }
@@ -270,8 +272,12 @@ final class GroupCommit: Sendable {
         }
     }
 
-    /// Runs one batch as one transaction and answers every request in it.
-    private func commit(_ batch: [WriteJob], connection: SQLiteConnection, hooks: BatchHooks, resumeInline: Bool) {
+    /// Runs one batch as one transaction and answers every request in it:
+    /// on the writer's thread, or, given the loop whose tick ends, on that
+    /// loop, its answers sent as soon as they are given.
+    private func commit(
+        _ batch: [WriteJob], connection: SQLiteConnection, hooks: BatchHooks, answeredOn loop: (any WriteLoop)?
+    ) {
         let prepared: WriterStatements
         if let existing = writer.statements {
             prepared = existing
@@ -288,13 +294,14 @@ final class GroupCommit: Sendable {
                 return
             }
         }
-        commit(batch, connection: connection, statements: prepared, hooks: hooks, resumeInline: resumeInline)
+        commit(batch, connection: connection, statements: prepared, hooks: hooks, answeredOn: loop)
     }
 
     private func commit(
         _ batch: [WriteJob], connection: SQLiteConnection, statements: WriterStatements, hooks: BatchHooks,
-        resumeInline: Bool
+        answeredOn loop: (any WriteLoop)?
     ) {
+        let resumeInline = loop != nil
         let startRevision = state.withLock { $0.revision }
         let storage = SQLiteWriteBatch(
             connection: connection, statements: statements, heads: writer.heads, rowIDs: writer.rowIDs, path: path)
@@ -366,7 +373,6 @@ final class GroupCommit: Sendable {
 
         let changeSets = committed.map(\.changeSet)
         if let step { writer.compaction.committed(step) }
-        writer.compaction.note(changeSets)
         state.withLock { state in
             state.revision = revision
             state.statistics.batches += 1
@@ -379,6 +385,11 @@ final class GroupCommit: Sendable {
             if !changeSets.isEmpty { hooks.observer?(changeSets) }
             resume(committed, tasks: resumingTasks, inline: resumeInline)
         }
+        // What is left delays no caller: the answers are out (a pipelining
+        // client reads them meanwhile), and on the writer's thread they are
+        // handed to their loops. The batch's requests are released after it.
+        loop?.sendAnswers()
+        writer.compaction.note(changeSets)
     }
 
     /// Answers the batch's callers. Resuming a task enqueues it on the

@@ -192,6 +192,15 @@ public final class LoopMailbox: Sendable {
         body()
         flushRound.value.depth -= 1
         guard flushRound.value.depth == 0 else { return }
+        flushRoundSoFar()
+    }
+
+    /// Flushes, inside the round running on the loop, the connections that
+    /// asked for a flush so far, then sends the frames waiting for them;
+    /// the round's end flushes what comes after (call it on the loop). A
+    /// tick's commit calls it once it has answered its callers: the work it
+    /// does after answering then holds up no reply.
+    public func flushRoundSoFar() {
         if !flushRound.value.connections.isEmpty {
             // Taken first: a flush can start more calls (the connection turned
             // writable), whose answers, with no round open, flush by themselves.

@@ -19,6 +19,17 @@ public final class ManualLoop: WriteLoop {
         afterTick.withLock { $0.append(work) }
     }
 
+    /// Called each time a commit on this loop sends the answers it gave.
+    public var onSendAnswers: @Sendable () -> Void {
+        get { sendingAnswers.withLock { $0 } }
+        set { sendingAnswers.withLock { $0 = newValue } }
+    }
+    private let sendingAnswers = Mutex<@Sendable () -> Void>({})
+
+    public func sendAnswers() {
+        onSendAnswers()
+    }
+
     /// Work waiting for the end of the tick.
     public var scheduled: Int { afterTick.withLock { $0.count } }
 
