@@ -24,6 +24,8 @@ public final class PropertyService: Sendable {
     public let hub: SubscriptionHub
     let engine: EngineLock
     let timers = TimerWakeup()
+    /// What write bodies run with (see ``WriteRunner``).
+    let runner: WriteRunner
     /// Whether this process fires deadlines (see ``setFiresTimers(_:)``).
     let timerDuty: TimerDuty
     /// Command handlers and executions in flight (CONTRACT 6.2).
@@ -80,6 +82,7 @@ public final class PropertyService: Sendable {
         }
         let deadline = state.engine.nextDeadline
         engine = EngineLock(state)
+        runner = WriteRunner(engine: engine, timers: timers, logger: logger)
         store.onCommit { [hub] changeSets in hub.publish(changeSets) }
         // Revisions the hub will never get: no live subscriber can be given
         // every event, so each is ended as a slow one and resumes from history.
@@ -123,26 +126,10 @@ public final class PropertyService: Sendable {
         completion: @escaping @Sendable (Result<Committed<T>, any Error>) -> Void
     ) {
         store.submit(WriteSubmission(
-            { [self] transaction in try run(&transaction, body) },
+            { [runner] transaction in try runner.run(&transaction, body) },
             rollback: rollback, origin: origin, completion: completion))
     }
 
-    /// Runs `body` on the writer, in the request's transaction, with the
-    /// engine: rebuilt first when an earlier body changed it and was rolled
-    /// back (see ``EngineState``), its recomputations reported after, and the
-    /// timer armed for what is pending whatever the body does (even throw: a
-    /// timer that found nothing due).
-    func run<T>(
-        _ transaction: inout WriteTransaction, _ body: (inout WriteTransaction, inout EngineState) throws -> T
-    ) throws -> T {
-        try engine.withLock { state in
-            defer { timers.arm(state.engine.nextDeadline, clock: state.clock) }
-            try state.resynchronize(for: transaction)
-            let result = try body(&transaction, &state)
-            state.reportRecomputations(logger)
-            return result
-        }
-    }
 
     /// ``submit(_:rollback:from:completion:)`` awaited, with the body's own errors left as they are.
     func commitUnmapped<T: Sendable>(

@@ -67,7 +67,7 @@ extension PropertyService {
         case .set(let values, let expect, let ttl):
             // One object for the writer (see SetWrite), not a submission's three.
             store.submit(
-                SetWrite(values, expect: expect, ttl: ttl, service: self, completion: completion),
+                SetWrite(values, expect: expect, ttl: ttl, runner: runner, completion: completion),
                 rollback: .validatesFirst, origin: origin)
         case .delete(let keys, let expect, let patterns, let writable):
             let body = Self.deleteBody(keys, expect: expect, patterns: patterns, writable: writable)

@@ -9,31 +9,31 @@ import PropdStore
 /// the body's closure context, the completion's, and the store's queued
 /// request around them.
 ///
-/// It holds the service, not the service's engine, timers and logger: one
-/// reference retained on the loop and released on the writer's thread
-/// rather than five (a logger holds two), each an atomic operation on a
-/// count the other thread keeps touching too.
+/// It holds the service's ``WriteRunner``, not its engine, timers and
+/// logger: one reference retained on the loop and released on the writer's
+/// thread rather than five (a logger holds two), each an atomic operation
+/// on a count the other thread keeps touching too.
 final class SetWrite: QueuedWrite {
     private let values: [Key: JSONValue]
     private let expect: [Key: Revision]
     private let ttl: Int64?
-    private let service: PropertyService
+    private let runner: WriteRunner
     private let completion: @Sendable (Result<WriteOutcome, ServiceError>) -> Void
 
     init(
-        _ values: [Key: JSONValue], expect: [Key: Revision], ttl: Int64?, service: PropertyService,
+        _ values: [Key: JSONValue], expect: [Key: Revision], ttl: Int64?, runner: WriteRunner,
         completion: @escaping @Sendable (Result<WriteOutcome, ServiceError>) -> Void
     ) {
         self.values = values
         self.expect = expect
         self.ttl = ttl
-        self.service = service
+        self.runner = runner
         self.completion = completion
     }
 
     func run(_ transaction: inout WriteTransaction) -> Bool {
         do {
-            try service.run(&transaction) { transaction, state in
+            try runner.run(&transaction) { transaction, state in
                 try PropertyService.setBody(values, expect: expect, ttl: ttl, &transaction, &state)
             }
             return true
