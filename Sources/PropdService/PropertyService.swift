@@ -130,7 +130,6 @@ public final class PropertyService: Sendable {
             rollback: rollback, origin: origin, completion: completion))
     }
 
-
     /// ``submit(_:rollback:from:completion:)`` awaited, with the body's own errors left as they are.
     func commitUnmapped<T: Sendable>(
         _ body: @escaping @Sendable (inout WriteTransaction, inout EngineState) throws -> T

@@ -7,9 +7,9 @@ import PropdStore
 ///
 /// A queued write holds this rather than the service (``SetWrite``): the
 /// service is weakly referenced (by its timer, by commands' answers), and
-/// every retain and release of an object that is takes the runtime's
-/// slower side-table path, twice per Set (1.8% of the daemon's samples
-/// under the kit's pipelining client).
+/// each retain and release of an object that is takes the runtime's slower
+/// side-table path (with the service held, the slow paths took 2.5% of the
+/// daemon's samples under the kit's pipelining client; 1.1% since).
 final class WriteRunner: Sendable {
     let engine: EngineLock
     let timers: TimerWakeup

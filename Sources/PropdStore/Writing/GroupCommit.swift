@@ -161,10 +161,10 @@ final class GroupCommit: Sendable {
     /// thread, when the writer is idle, at most ``tickCommitLimit`` requests
     /// are pending (on a loop that serves one connection, a batch's
     /// maximum) and the tick queued none that must commit on the writer,
-    /// and answers their callers there. Otherwise what is pending goes to the writer
-    /// queue's drain, so the loop goes on reading while it commits; a busy
-    /// writer takes it anyway. A due checkpoint always goes to the writer
-    /// queue.
+    /// and answers their callers there. Otherwise what is pending goes to
+    /// the writer queue's drain, so the loop goes on reading while it
+    /// commits; a busy writer takes it anyway. A due checkpoint always goes
+    /// to the writer queue.
     ///
     /// > Important: this blocks the loop for a commit or two.
     func commitPending(endingTickOf loop: any WriteLoop) {
