@@ -89,4 +89,3 @@ import Testing
         #expect(throws: JSONParseError.self) { _ = try value(of: "values", in: #"{1:2}"#) }
     }
 }
-
