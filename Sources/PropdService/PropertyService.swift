@@ -114,10 +114,10 @@ public final class PropertyService: Sendable {
     }
 
     /// Queues `body` as one write request: on the writer, in the batch's
-    /// transaction, through ``run(_:_:)``. The one ``WriteSubmission`` of
-    /// the request is built here (a Set is queued as a ``SetWrite``
-    /// instead, see ``submit(_:from:completion:)``); the store decides
-    /// from its `origin` where and when it commits.
+    /// transaction, through ``WriteRunner/run(_:_:)``. The one
+    /// ``WriteSubmission`` of the request is built here (a Set is queued as
+    /// a ``SetWrite`` instead, see ``submit(_:from:completion:)``); the
+    /// store decides from its `origin` where and when it commits.
     @_specialize(where T == Void)
     func submit<T: Sendable>(
         _ body: @escaping @Sendable (inout WriteTransaction, inout EngineState) throws -> T,

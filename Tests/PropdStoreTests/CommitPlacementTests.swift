@@ -92,9 +92,8 @@ import Testing
         let dir = try TemporaryDirectory()
         let store = try openStore(dir)
         let outcomes = Outcomes()
-        let loop = ManualLoop()
         let answeredWhenSent = Mutex<[Int]>([])
-        loop.onSendAnswers = { answeredWhenSent.withLock { $0.append(outcomes.revisions.count) } }
+        let loop = ManualLoop { answeredWhenSent.withLock { $0.append(outcomes.revisions.count) } }
         let count = PropertyStore.tickCommitLimit + (overLimit ? 1 : 0)
         submitSets(count: count, to: store, from: { _ in loop.lone }, threads: CompletionThreads(), outcomes: outcomes)
         loop.endTick()

@@ -18,7 +18,8 @@ import Synchronization
 /// commit on the loop (a pipelined call's, unless the loop serves its
 /// connection alone) may be queued so too: the tick's end then wakes the
 /// writer, once, for everything the tick read, rather than its first
-/// request waking it while the loop still reads the rest. ``PropertyStore/submit(_:)`` decides which requests go this way.
+/// request waking it while the loop still reads the rest.
+/// ``PropertyStore/submit(_:)`` decides which requests go this way.
 final class GroupCommit: Sendable {
     typealias Observer = @Sendable ([ChangeSet]) -> Void
 

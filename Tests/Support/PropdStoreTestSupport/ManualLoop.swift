@@ -7,10 +7,15 @@ public final class ManualLoop: WriteLoop {
     private let afterTick = Mutex<[@Sendable () -> Void]>([])
     public let isCurrent: Bool
     public let servesOneConnection: Bool
+    /// Called each time a commit on this loop sends the answers it gave.
+    private let onSendAnswers: @Sendable () -> Void
 
-    public init(isCurrent: Bool = true, servesOneConnection: Bool = false) {
+    public init(
+        isCurrent: Bool = true, servesOneConnection: Bool = false, onSendAnswers: @escaping @Sendable () -> Void = {}
+    ) {
         self.isCurrent = isCurrent
         self.servesOneConnection = servesOneConnection
+        self.onSendAnswers = onSendAnswers
     }
 
     public var identity: ObjectIdentifier { ObjectIdentifier(self) }
@@ -18,13 +23,6 @@ public final class ManualLoop: WriteLoop {
     public func executeAfterTick(_ work: @escaping @Sendable () -> Void) {
         afterTick.withLock { $0.append(work) }
     }
-
-    /// Called each time a commit on this loop sends the answers it gave.
-    public var onSendAnswers: @Sendable () -> Void {
-        get { sendingAnswers.withLock { $0 } }
-        set { sendingAnswers.withLock { $0 = newValue } }
-    }
-    private let sendingAnswers = Mutex<@Sendable () -> Void>({})
 
     public func sendAnswers() {
         onSendAnswers()
